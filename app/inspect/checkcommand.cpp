@@ -1,0 +1,87 @@
+#include "commands.h"
+
+#include "core/checkpoint.h"
+#include "core/format.h"
+#include "core/report.h"
+
+#include <cstdio>
+
+namespace stb::inspect {
+
+namespace {
+
+std::string verdictLine(const std::string &file, const Diagnostic *error, std::size_t tensorCount)
+{
+    if (!error)
+        return file + ": valid (" + std::to_string(tensorCount) + (tensorCount == 1 ? " tensor)" : " tensors)");
+    std::string line = file + ": invalid: " + error->rule;
+    if (!error->reference.empty())
+        line += " (" + error->reference + ")";
+    line += " at byte " + std::to_string(error->offset) + ": " + error->message;
+    return line;
+}
+
+void printLine(const std::string &line) { std::printf("%s\n", line.c_str()); }
+
+} // namespace
+
+int runCheck(const std::vector<std::string> &paths, const Options &options)
+{
+    bool anyInvalid = false;
+    bool anyUnreadable = false;
+    for (const auto &path : paths) {
+        std::string error;
+        const auto checkpoint = Checkpoint::open(path, error);
+        if (!checkpoint) {
+            anyUnreadable = true;
+            if (options.json)
+                printLine(Json({{"file", path},
+                                          {"valid", false},
+                                          {"error",
+                                           {{"rule", "unreadable"},
+                                            {"reference", nullptr},
+                                            {"message", "cannot read " + path + ": " + error},
+                                            {"offset", nullptr},
+                                            {"tensor", nullptr}}},
+                                          {"warnings", Json::array()}})
+                              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+            else
+                std::fprintf(stderr, "%s: cannot read: %s\n", path.c_str(), error.c_str());
+            continue;
+        }
+        anyInvalid = anyInvalid || !checkpoint->valid();
+        if (options.json) {
+            printLine(checkpointCheckJson(*checkpoint).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+            continue;
+        }
+        if (!checkpoint->isSharded()) {
+            const auto &file = *checkpoint->shards().front();
+            printLine(verdictLine(path, file.header().verdict(), file.header().tensors.size()));
+            continue;
+        }
+        // A sharded model: each shard's verdict, each index problem, then the model's verdict.
+        for (std::size_t i = 0; i < checkpoint->shards().size(); ++i) {
+            const auto &shard = checkpoint->shards()[i];
+            if (shard)
+                printLine("  " + verdictLine(shard->path(), shard->header().verdict(), shard->header().tensors.size()));
+        }
+        for (const auto &d : checkpoint->diagnostics()) {
+            if (d.isError())
+                printLine("  " + verdictLine(path, &d, 0));
+        }
+        if (checkpoint->valid())
+            printLine(path + ": valid (" + std::to_string(checkpoint->tensors().size()) + " tensors in "
+                      + std::to_string(checkpoint->shards().size()) + " shards)");
+        else {
+            const std::size_t problems = checkpoint->problemCount();
+            const Diagnostic *first = checkpoint->firstError();
+            printLine(verdictLine(path, first, 0) + " (" + std::to_string(problems) + " problem"
+                      + (problems == 1 ? "" : "s") + " in all)");
+        }
+    }
+    if (anyUnreadable)
+        return Usage;
+    return anyInvalid ? Findings : Ok;
+}
+
+} // namespace stb::inspect

@@ -1,0 +1,82 @@
+// safetensors-inspect: the same answers as the browser, as text or JSON, for scripts and CI.
+#include "commands.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QFile>
+
+#include <clocale>
+#include <cstdio>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+const char *const kCommands = "Commands:\n"
+                              "  check FILE...   is each file valid, as the reference implementation decides\n"
+                              "  info FILE       summary, metadata, warnings and the table of tensors\n"
+                              "\nFILE is a .safetensors file or a sharded model's *.safetensors.index.json.\n"
+                              "Exit status: 0 all valid, 1 something invalid, 2 usage error or unreadable path.";
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(u"safetensors-inspect"_s);
+    QCoreApplication::setApplicationVersion(QStringLiteral(STB_VERSION));
+    std::setlocale(LC_NUMERIC, "C"); // numbers in our output never follow the user's locale
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(u"Inspect and validate .safetensors checkpoints.\n\n"_s
+                                     + QString::fromUtf8(kCommands));
+    const QCommandLineOption helpOption = parser.addHelpOption();
+    const QCommandLineOption versionOption = parser.addVersionOption();
+    const QCommandLineOption jsonOption(u"json"_s, u"Print JSON instead of text."_s);
+    parser.addOption(jsonOption);
+    parser.addPositionalArgument(u"command"_s, u"check or info"_s);
+    parser.addPositionalArgument(u"files"_s, u"The files to inspect."_s, u"FILE..."_s);
+
+    if (!parser.parse(QCoreApplication::arguments())) {
+        std::fprintf(stderr, "safetensors-inspect: %s\nTry 'safetensors-inspect --help'.\n",
+                     qPrintable(parser.errorText()));
+        return stb::inspect::Usage;
+    }
+    if (parser.isSet(helpOption)) {
+        std::fputs(qPrintable(parser.helpText()), stdout);
+        return stb::inspect::Ok;
+    }
+    if (parser.isSet(versionOption)) {
+        std::printf("safetensors-inspect %s\n", STB_VERSION);
+        return stb::inspect::Ok;
+    }
+
+    const QStringList positional = parser.positionalArguments();
+    if (positional.isEmpty()) {
+        std::fprintf(stderr, "safetensors-inspect: no command given\n%s\n", kCommands);
+        return stb::inspect::Usage;
+    }
+    std::vector<std::string> files;
+    for (qsizetype i = 1; i < positional.size(); ++i)
+        files.push_back(QFile::encodeName(positional[i]).toStdString());
+    stb::inspect::Options options;
+    options.json = parser.isSet(jsonOption);
+
+    const QString command = positional.front();
+    if (command == u"check"_s) {
+        if (files.empty()) {
+            std::fprintf(stderr, "safetensors-inspect check: no FILE given\n");
+            return stb::inspect::Usage;
+        }
+        return stb::inspect::runCheck(files, options);
+    }
+    if (command == u"info"_s) {
+        if (files.size() != 1) {
+            std::fprintf(stderr, "safetensors-inspect info: give exactly one FILE\n");
+            return stb::inspect::Usage;
+        }
+        return stb::inspect::runInfo(files.front(), options);
+    }
+    std::fprintf(stderr, "safetensors-inspect: unknown command '%s'\n%s\n", qPrintable(command), kCommands);
+    return stb::inspect::Usage;
+}

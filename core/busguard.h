@@ -1,0 +1,22 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace stb {
+
+// A mapped file that is truncated while we hold it raises SIGBUS when a vanished page is
+// touched. Reads of mapped bytes go through these guards so that such a read fails (returns
+// false) instead of ending the program. The first call installs a process-wide SIGBUS handler
+// that only handles faults inside a guarded region on the faulting thread; any other SIGBUS
+// keeps its default action.
+
+// Copies `source` into `target` (same size); false if the source vanished midway.
+bool guardedCopy(std::span<std::byte> target, std::span<const std::byte> source);
+
+// Calls fn(context); false if a SIGBUS interrupted it. fn is abandoned midway by a long jump,
+// so it must not own resources or hold locks: plain loops over bytes and plain-old-data only.
+bool runGuarded(void (*fn)(void *context), void *context);
+
+} // namespace stb

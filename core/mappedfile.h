@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace stb {
+
+// A whole file mapped read-only (PROT_READ, MAP_SHARED: the user's file is never written).
+// 64-bit sizes; an empty file is represented without a mapping. Immutable once open and shared
+// through std::shared_ptr, so background jobs keep the bytes alive while they read them.
+// Reading mapped bytes of a file that another program truncates raises SIGBUS: read through
+// busguard.h (guardedCopy/runGuarded) where that can happen.
+class MappedFile {
+public:
+    // nullptr and a reason in `error` when the path cannot be opened or mapped (missing,
+    // permission, a directory, a special file).
+    static std::shared_ptr<const MappedFile> open(const std::string &path, std::string &error);
+
+    ~MappedFile();
+    MappedFile(const MappedFile &) = delete;
+    MappedFile &operator=(const MappedFile &) = delete;
+
+    const std::string &path() const { return m_path; }
+    std::uint64_t size() const { return m_size; }
+    std::span<const std::byte> bytes() const { return {m_data, static_cast<std::size_t>(m_size)}; }
+    // The bytes [offset, offset+length) clipped to the file: empty when offset is past the end.
+    std::span<const std::byte> slice(std::uint64_t offset, std::uint64_t length) const;
+    // The file's size on disk now (differs from size() after a change); -1 when it vanished.
+    std::int64_t currentSizeOnDisk() const;
+    // Tells the kernel the bytes will be read in order (read-ahead), or only here and there.
+    void adviseSequential(std::uint64_t offset, std::uint64_t length) const;
+
+private:
+    MappedFile() = default;
+
+    std::string m_path;
+    const std::byte *m_data = nullptr;
+    std::uint64_t m_size = 0;
+    int m_fd = -1;
+};
+
+} // namespace stb

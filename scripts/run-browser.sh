@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds the browser and starts it on the bundled sample checkpoint (or on the files given).
+# Installs missing Debian packages first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh run
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$(nproc)"
+if [ -x build/app/browser/safetensors-browser ]; then
+  exec build/app/browser/safetensors-browser "$@"
+fi
+exec build/app/safetensors-inspect info "${@:-resources/sample/sample.safetensors}"
