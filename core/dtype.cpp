@@ -70,7 +70,7 @@ template<typename T> T loadLittleEndian(const std::byte *p)
 }
 
 // 2^e built from its bit pattern. Exact and branch-free for -1022 <= e <= 1023, which covers
-// every exponent the narrow formats need (the smallest is F32's 2^-149).
+// every exponent the narrow formats need (the extremes are E8M0's 2^-127 and 2^127).
 constexpr double pow2(int e)
 {
     return std::bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);

@@ -1,0 +1,205 @@
+// safetensors-inspect as scripts meet it: the program run as a process, its lines, its JSON and
+// its exit codes.
+#include "core/writer.h"
+#include "tests/support/testfiles.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QFileInfo>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+
+using namespace Qt::StringLiterals;
+using namespace stb;
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Run inspect(const QStringList &arguments)
+{
+    QProcess process;
+    process.start(QStringLiteral(STB_INSPECT_PATH), arguments);
+    if (!process.waitForFinished(60000))
+        return {};
+    return {process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
+            QString::fromUtf8(process.readAllStandardError())};
+}
+
+} // namespace
+
+class tst_Inspect : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_valid = path(u"valid.safetensors"_s);
+        const auto model = test::makeSampleModel(2, 16);
+        std::string error;
+        QVERIFY(writeFile(m_valid.toStdString(), model.specs, model.data, model.metadata, error));
+        m_tensorCount = static_cast<int>(model.specs.size());
+        m_invalid = path(u"hole.safetensors"_s);
+        QVERIFY(test::writeBytes(m_invalid.toStdString(),
+                                 test::rawFile(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                                               R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
+                                               12)));
+    }
+
+    void checkLines()
+    {
+        const Run run = inspect({u"check"_s, m_valid, m_invalid});
+        QCOMPARE(run.exitCode, 1);
+        const QStringList lines = run.out.split(u'\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(lines[0], u"%1: valid (%2 tensors)"_s.arg(m_valid).arg(m_tensorCount));
+        // The key "b" sits at byte 8 + 54 of the file.
+        QCOMPARE(lines[1], u"%1: invalid: offsets (InvalidOffset) at byte 62: tensor \"b\" data_offsets [8, 12] "
+                           "begins at 8 but the previous tensor ends at 4: a hole of 4 bytes"_s.arg(m_invalid));
+    }
+
+    void exitCodes_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("exitCode");
+        QTest::newRow("all valid") << QStringList{u"check"_s, u"VALID"_s} << 0;
+        QTest::newRow("one invalid") << QStringList{u"check"_s, u"VALID"_s, u"INVALID"_s} << 1;
+        QTest::newRow("unreadable path") << QStringList{u"check"_s, u"VALID"_s, u"/nonexistent/x.safetensors"_s} << 2;
+        QTest::newRow("a directory") << QStringList{u"check"_s, u"/tmp"_s} << 2;
+        QTest::newRow("no command") << QStringList{} << 2;
+        QTest::newRow("unknown command") << QStringList{u"frobnicate"_s, u"VALID"_s} << 2;
+        QTest::newRow("check without file") << QStringList{u"check"_s} << 2;
+        QTest::newRow("info with two files") << QStringList{u"info"_s, u"VALID"_s, u"VALID"_s} << 2;
+        QTest::newRow("unknown option") << QStringList{u"check"_s, u"--frob"_s, u"VALID"_s} << 2;
+        QTest::newRow("help") << QStringList{u"--help"_s} << 0;
+        QTest::newRow("version") << QStringList{u"--version"_s} << 0;
+        QTest::newRow("info valid") << QStringList{u"info"_s, u"VALID"_s} << 0;
+        QTest::newRow("info invalid") << QStringList{u"info"_s, u"INVALID"_s} << 1;
+    }
+    void exitCodes()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, exitCode);
+        arguments.replaceInStrings(u"INVALID"_s, m_invalid);
+        arguments.replaceInStrings(u"VALID"_s, m_valid);
+        const Run run = inspect(arguments);
+        QCOMPARE(run.exitCode, exitCode);
+        if (exitCode == 2 && !arguments.isEmpty() && arguments.size() > 1 && arguments[0] == u"check"_s)
+            QVERIFY(!run.err.isEmpty());
+    }
+
+    void checkJson()
+    {
+        const Run run = inspect({u"check"_s, u"--json"_s, m_valid, m_invalid, u"/nonexistent"_s});
+        QCOMPARE(run.exitCode, 2);
+        const QStringList lines = run.out.split(u'\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 3);
+        QJsonObject objects[3];
+        for (int i = 0; i < 3; ++i) {
+            QJsonParseError error;
+            objects[i] = QJsonDocument::fromJson(lines[i].toUtf8(), &error).object();
+            QCOMPARE(error.error, QJsonParseError::NoError);
+            QCOMPARE(objects[i].keys(), (QStringList{u"error"_s, u"file"_s, u"valid"_s, u"warnings"_s}));
+        }
+        QCOMPARE(objects[0][u"valid"_s].toBool(), true);
+        QVERIFY(objects[0][u"error"_s].isNull());
+        QCOMPARE(objects[1][u"valid"_s].toBool(), false);
+        const QJsonObject error = objects[1][u"error"_s].toObject();
+        QCOMPARE(error[u"rule"_s].toString(), u"offsets"_s);
+        QCOMPARE(error[u"reference"_s].toString(), u"InvalidOffset"_s);
+        QCOMPARE(error[u"offset"_s].toInteger(), 62);
+        QCOMPARE(error[u"tensor"_s].toString(), u"b"_s);
+        QVERIFY(!error[u"message"_s].toString().isEmpty());
+        QCOMPARE(objects[2][u"error"_s].toObject()[u"rule"_s].toString(), u"unreadable"_s);
+    }
+
+    void infoJson()
+    {
+        const Run run = inspect({u"info"_s, u"--json"_s, m_valid});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject info = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        for (const auto &key : {u"file"_s, u"valid"_s, u"error"_s, u"warnings"_s, u"file_size"_s, u"header_length"_s,
+                                u"data_start"_s, u"tensor_count"_s, u"parameter_count"_s, u"parameters_by_dtype"_s,
+                                u"metadata"_s, u"tensors"_s})
+            QVERIFY2(info.contains(key), qPrintable(key));
+        QCOMPARE(info[u"file_size"_s].toInteger(), QFileInfo(m_valid).size());
+        QCOMPARE(info[u"data_start"_s].toInteger(), info[u"header_length"_s].toInteger() + 8);
+        QCOMPARE(info[u"tensor_count"_s].toInt(), m_tensorCount);
+        QCOMPARE(info[u"metadata"_s].toObject()[u"format"_s].toString(), u"pt"_s);
+        const QJsonArray tensors = info[u"tensors"_s].toArray();
+        QCOMPARE(tensors.size(), m_tensorCount);
+        qint64 parameters = 0, byDtype = 0;
+        for (const auto &value : tensors) {
+            const QJsonObject t = value.toObject();
+            qint64 product = 1;
+            for (const auto &d : t[u"shape"_s].toArray())
+                product *= d.toInteger();
+            QCOMPARE(t[u"parameters"_s].toInteger(), product);
+            QCOMPARE(t[u"file_offset"_s].toInteger(),
+                     info[u"data_start"_s].toInteger() + t[u"data_offsets"_s].toArray()[0].toInteger());
+            QVERIFY(!t.contains(u"shard"_s));
+            parameters += product;
+        }
+        for (const auto &count : info[u"parameters_by_dtype"_s].toObject())
+            byDtype += count.toInteger();
+        QCOMPARE(info[u"parameter_count"_s].toInteger(), parameters);
+        QCOMPARE(byDtype, parameters);
+    }
+
+    void infoText()
+    {
+        const Run run = inspect({u"info"_s, m_valid});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.contains(u"Validity:     valid"_s));
+        QVERIFY(run.out.contains(QRegularExpression(u"\\nmodel\\.layers\\.1\\.mlp\\.up_proj\\.weight +BF16 +\\[64, 16\\] +1,024 +2,048 +\\d+\\n"_s)));
+        QVERIFY(run.out.contains(u"NAME"_s));
+    }
+
+    void shardedIndex()
+    {
+        std::string error;
+        const std::vector<TensorSpec> first = {{"a", DType::F32, {2}}};
+        const std::vector<TensorSpec> second = {{"b", DType::F32, {2}}};
+        const std::vector<std::vector<std::byte>> data = {std::vector<std::byte>(8)};
+        QVERIFY(writeFile(path(u"s1.safetensors"_s).toStdString(), first, data, {}, error));
+        QVERIFY(writeFile(path(u"s2.safetensors"_s).toStdString(), second, data, {}, error));
+        const QString index = path(u"model.safetensors.index.json"_s);
+        std::ofstream(index.toStdString()) << R"({"metadata":{"total_size":16},"weight_map":{"a":"s1.safetensors","b":"s2.safetensors"}})";
+        Run run = inspect({u"check"_s, index});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.out.contains(u"%1: valid (2 tensors in 2 shards)"_s.arg(index)));
+        QVERIFY(run.out.contains(u"s2.safetensors: valid (1 tensor)"_s));
+
+        run = inspect({u"info"_s, u"--json"_s, index});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject info = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(info[u"tensors"_s].toArray()[1].toObject()[u"shard"_s].toString(), u"s2.safetensors"_s);
+
+        std::ofstream(index.toStdString()) << R"({"metadata":{"total_size":20},"weight_map":{"a":"s1.safetensors","b":"../s2.safetensors"}})";
+        run = inspect({u"check"_s, index});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY(run.out.contains(u"index-shard-name"_s));
+        QVERIFY(run.out.contains(u"index-unlisted-tensor"_s) == false);
+    }
+
+private:
+    QString path(const QString &name) const { return m_dir.path() + u'/' + name; }
+
+    QTemporaryDir m_dir;
+    QString m_valid;
+    QString m_invalid;
+    int m_tensorCount = 0;
+};
+
+QTEST_GUILESS_MAIN(tst_Inspect)
+#include "tst_inspect.moc"

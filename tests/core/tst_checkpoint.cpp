@@ -1,0 +1,186 @@
+// Sharded checkpoints: an index and its shards seen as one model, and the audit of the index
+// against the shards.
+#include "core/checkpoint.h"
+#include "core/writer.h"
+#include "tests/support/testfiles.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <fstream>
+
+using namespace stb;
+
+namespace {
+
+// Two shards of a small model: a.* and b.* tensors in shard 1, c.* in shard 2.
+const char *const kShard1 = "model-00001-of-00002.safetensors";
+const char *const kShard2 = "model-00002-of-00002.safetensors";
+
+void writeShard(const std::string &path, const std::vector<std::string> &names)
+{
+    std::vector<TensorSpec> specs;
+    std::vector<std::vector<std::byte>> data;
+    for (const auto &name : names) {
+        specs.push_back({name, DType::F32, {2, 2}});
+        data.emplace_back(16, std::byte{1});
+    }
+    std::string error;
+    QVERIFY2(writeFile(path, specs, data, {{"format", "pt"}}, error), error.c_str());
+}
+
+std::vector<std::string> rules(const Checkpoint &checkpoint)
+{
+    std::vector<std::string> out;
+    for (const auto &d : checkpoint.diagnostics())
+        out.push_back(d.rule);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+class tst_Checkpoint : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init()
+    {
+        m_dir = std::make_unique<QTemporaryDir>();
+        QVERIFY(m_dir->isValid());
+        writeShard(path(kShard1), {"a.weight", "b.weight"});
+        writeShard(path(kShard2), {"c.weight"});
+    }
+
+    void singleFile()
+    {
+        std::string error;
+        const auto checkpoint = Checkpoint::open(path(kShard1), error);
+        QVERIFY(checkpoint);
+        QVERIFY(!checkpoint->isSharded());
+        QVERIFY(checkpoint->valid());
+        QCOMPARE(checkpoint->tensors().size(), std::size_t(2));
+        QVERIFY(checkpoint->index() == nullptr);
+    }
+
+    void audit_data()
+    {
+        QTest::addColumn<QString>("weightMap");
+        QTest::addColumn<QString>("totalSize");
+        QTest::addColumn<QStringList>("expectedRules");
+        const QString good = QStringLiteral(R"("a.weight": "%1", "b.weight": "%1", "c.weight": "%2")")
+                                 .arg(QLatin1String(kShard1), QLatin1String(kShard2));
+        QTest::newRow("consistent") << good << QStringLiteral("48") << QStringList{};
+        QTest::newRow("no total_size") << good << QString() << QStringList{};
+        QTest::newRow("total_size wrong") << good << QStringLiteral("49") << QStringList{QStringLiteral("index-total-size")};
+        QTest::newRow("listed but missing")
+            << good + QStringLiteral(R"(, "d.weight": "%1")").arg(QLatin1String(kShard2)) << QString()
+            << QStringList{QStringLiteral("index-missing-tensor")};
+        QTest::newRow("present but unlisted")
+            << QStringLiteral(R"("a.weight": "%1", "c.weight": "%2")").arg(QLatin1String(kShard1), QLatin1String(kShard2))
+            << QString() << QStringList{QStringLiteral("index-unlisted-tensor")};
+        QTest::newRow("listed in the wrong shard")
+            << QStringLiteral(R"("a.weight": "%2", "b.weight": "%1", "c.weight": "%2")").arg(QLatin1String(kShard1), QLatin1String(kShard2))
+            << QString() << QStringList{QStringLiteral("index-wrong-shard")};
+        QTest::newRow("missing shard file")
+            << good + QStringLiteral(R"(, "d.weight": "model-00003-of-00003.safetensors")") << QString()
+            << QStringList{QStringLiteral("index-missing-shard")};
+        QTest::newRow("shard name with a slash")
+            << good + QStringLiteral(R"(, "d.weight": "sub/x.safetensors")") << QString()
+            << QStringList{QStringLiteral("index-shard-name")};
+        QTest::newRow("shard name with ..")
+            << good + QStringLiteral(R"(, "d.weight": "..")") << QString() << QStringList{QStringLiteral("index-shard-name")};
+        QTest::newRow("shard name is a URL")
+            << good + QStringLiteral(R"(, "d.weight": "https:x.safetensors")") << QString()
+            << QStringList{QStringLiteral("index-shard-name")};
+        QTest::newRow("absolute shard name")
+            << good + QStringLiteral(R"(, "d.weight": "/etc/passwd")") << QString() << QStringList{QStringLiteral("index-shard-name")};
+    }
+    void audit()
+    {
+        QFETCH(QString, weightMap);
+        QFETCH(QString, totalSize);
+        QFETCH(QStringList, expectedRules);
+        const std::string index = writeIndex(weightMap, totalSize);
+        std::string error;
+        const auto checkpoint = Checkpoint::open(index, error);
+        QVERIFY2(checkpoint, error.c_str());
+        QVERIFY(checkpoint->isSharded());
+        std::vector<std::string> expected;
+        for (const auto &r : expectedRules)
+            expected.push_back(r.toStdString());
+        QCOMPARE(rules(*checkpoint), expected);
+        QCOMPARE(checkpoint->valid(), expectedRules.isEmpty());
+        QCOMPARE(checkpoint->tensors().size(), std::size_t(3));
+        for (const auto &s : checkpoint->shards())
+            QVERIFY(!s || s->path().find(m_dir->path().toStdString()) == 0); // never outside the folder
+    }
+
+    void tensorInTwoShards()
+    {
+        writeShard(path(kShard2), {"c.weight", "a.weight"});
+        const std::string index = writeIndex(QStringLiteral(R"("a.weight": "%1", "b.weight": "%1", "c.weight": "%2")")
+                                                 .arg(QLatin1String(kShard1), QLatin1String(kShard2)),
+                                             QString());
+        std::string error;
+        const auto checkpoint = Checkpoint::open(index, error);
+        QVERIFY(checkpoint);
+        QCOMPARE(rules(*checkpoint), std::vector<std::string>{"index-duplicate-tensor"});
+        QVERIFY(!checkpoint->valid());
+    }
+
+    void brokenShardMakesModelInvalid()
+    {
+        std::ofstream(path(kShard2), std::ios::binary | std::ios::trunc) << "garbage!";
+        const std::string index = writeIndex(QStringLiteral(R"("a.weight": "%1", "b.weight": "%1")").arg(QLatin1String(kShard1))
+                                                 + QStringLiteral(R"(, "x": "%1")").arg(QLatin1String(kShard2)),
+                                             QString());
+        std::string error;
+        const auto checkpoint = Checkpoint::open(index, error);
+        QVERIFY(checkpoint);
+        QVERIFY(!checkpoint->valid());
+        QVERIFY(checkpoint->firstError());
+        QCOMPARE(checkpoint->firstError()->rule, std::string("index-missing-tensor"));
+        QCOMPARE(checkpoint->problemCount(), std::size_t(2)); // the tensor and the broken shard
+    }
+
+    void malformedIndex_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::newRow("not JSON") << QByteArray("weight_map");
+        QTest::newRow("array") << QByteArray("[]");
+        QTest::newRow("no weight_map") << QByteArray(R"({"metadata": {}})");
+        QTest::newRow("weight_map not an object") << QByteArray(R"({"weight_map": []})");
+        QTest::newRow("shard not a string") << QByteArray(R"({"weight_map": {"a": 1}})");
+        QTest::newRow("total_size negative") << QByteArray(R"({"metadata": {"total_size": -1}, "weight_map": {}})");
+        QTest::newRow("invalid UTF-8") << QByteArray("{\"weight_map\": {\"\xff\": \"x\"}}");
+    }
+    void malformedIndex()
+    {
+        QFETCH(QByteArray, json);
+        const std::string index = path("model.safetensors.index.json");
+        std::ofstream(index, std::ios::binary | std::ios::trunc) << json.toStdString();
+        std::string error;
+        const auto checkpoint = Checkpoint::open(index, error);
+        QVERIFY(checkpoint);
+        QVERIFY(!checkpoint->valid());
+        QCOMPARE(checkpoint->firstError()->rule, std::string("index-json"));
+    }
+
+private:
+    std::string path(const char *name) const { return (m_dir->path() + u'/' + QLatin1String(name)).toStdString(); }
+
+    std::string writeIndex(const QString &weightMap, const QString &totalSize)
+    {
+        const QString metadata = totalSize.isEmpty() ? QString() : QStringLiteral(R"("metadata": {"total_size": %1}, )").arg(totalSize);
+        const std::string index = path("model.safetensors.index.json");
+        std::ofstream(index, std::ios::trunc) << QStringLiteral("{%1\"weight_map\": {%2}}").arg(metadata, weightMap).toStdString();
+        return index;
+    }
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+};
+
+QTEST_GUILESS_MAIN(tst_Checkpoint)
+#include "tst_checkpoint.moc"

@@ -1,0 +1,117 @@
+// MappedFile and the SIGBUS guard: sizes beyond 4 GiB, tiny and empty files, unreadable paths,
+// and a file truncated while mapped.
+#include "core/busguard.h"
+#include "core/mappedfile.h"
+#include "core/safetensorsfile.h"
+#include "tests/support/testfiles.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+#include <fcntl.h>
+#include <unistd.h>
+
+using namespace stb;
+
+class tst_MappedFile : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init() { QVERIFY(m_dir.isValid()); }
+
+    void smallFiles_data()
+    {
+        QTest::addColumn<int>("size");
+        QTest::newRow("empty") << 0;
+        QTest::newRow("one byte") << 1;
+        QTest::newRow("seven bytes") << 7;
+        QTest::newRow("eight bytes") << 8;
+    }
+    void smallFiles()
+    {
+        QFETCH(int, size);
+        const std::string path = file("small");
+        QVERIFY(test::writeBytes(path, std::vector<std::byte>(static_cast<std::size_t>(size), std::byte{0})));
+        std::string error;
+        const auto mapped = MappedFile::open(path, error);
+        QVERIFY2(mapped, error.c_str());
+        QCOMPARE(mapped->size(), static_cast<std::uint64_t>(size));
+        QCOMPARE(mapped->bytes().size(), static_cast<std::size_t>(size));
+        QVERIFY(mapped->slice(100, 10).empty());
+
+        const auto parsed = SafetensorsFile::open(path, error);
+        QVERIFY(parsed);
+        QVERIFY(!parsed->header().valid());
+        QCOMPARE(parsed->header().verdict()->rule, size < 8 ? std::string("header-too-small")
+                                                            : std::string("header-json"));
+    }
+
+    void unreadablePaths_data()
+    {
+        QTest::addColumn<QString>("which");
+        QTest::newRow("missing") << u"missing"_s;
+        QTest::newRow("directory") << u"directory"_s;
+    }
+    void unreadablePaths()
+    {
+        QFETCH(QString, which);
+        const std::string path = which == u"directory"_s ? m_dir.path().toStdString() : file("does-not-exist");
+        std::string error;
+        QVERIFY(!MappedFile::open(path, error));
+        QVERIFY(!error.empty());
+        QVERIFY(!SafetensorsFile::open(path, error));
+    }
+
+    // A sparse file over 4 GiB: sizes and slices are 64-bit, nothing is read but what is asked.
+    void beyondFourGiB()
+    {
+        const std::string path = file("sparse");
+        const std::uint64_t size = (5ull << 30) + 123;
+        const int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::ftruncate(fd, static_cast<off_t>(size)), 0);
+        const char marker = 'Z';
+        QCOMPARE(::pwrite(fd, &marker, 1, static_cast<off_t>(size - 1)), 1);
+        ::close(fd);
+
+        std::string error;
+        const auto mapped = MappedFile::open(path, error);
+        QVERIFY2(mapped, error.c_str());
+        QCOMPARE(mapped->size(), size);
+        const auto tail = mapped->slice(size - 1, 100);
+        QCOMPARE(tail.size(), std::size_t(1));
+        QCOMPARE(static_cast<char>(tail[0]), 'Z');
+        const auto middle = mapped->slice(4ull << 30, 16);
+        QCOMPARE(middle.size(), std::size_t(16));
+        QCOMPARE(std::to_integer<int>(middle[3]), 0);
+    }
+
+    // Truncating a mapped file makes its pages vanish; a guarded read reports it, no SIGBUS.
+    void truncatedWhileMapped()
+    {
+        const std::string path = file("shrinking");
+        QVERIFY(test::writeBytes(path, std::vector<std::byte>(3 * 4096, std::byte{7})));
+        std::string error;
+        const auto mapped = MappedFile::open(path, error);
+        QVERIFY(mapped);
+        std::vector<std::byte> out(4096);
+        QVERIFY(guardedCopy(out, mapped->slice(8192, 4096)));
+        QCOMPARE(std::to_integer<int>(out[0]), 7);
+
+        QCOMPARE(::truncate(path.c_str(), 0), 0);
+        QVERIFY(!guardedCopy(out, mapped->slice(8192, 4096)));
+        QCOMPARE(mapped->currentSizeOnDisk(), 0);
+        // The guard is re-armed after a fault: a second failing read also returns.
+        QVERIFY(!guardedCopy(out, mapped->slice(4096, 4096)));
+    }
+
+private:
+    std::string file(const char *name) const { return (m_dir.path() + u'/' + QString::fromLatin1(name)).toStdString(); }
+
+    QTemporaryDir m_dir;
+};
+
+QTEST_GUILESS_MAIN(tst_MappedFile)
+#include "tst_mappedfile.moc"
