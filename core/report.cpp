@@ -1,5 +1,7 @@
 #include "core/report.h"
 
+#include "core/writer.h"
+
 #include <algorithm>
 #include <map>
 
@@ -85,19 +87,19 @@ Json checkpointCheckJson(const Checkpoint &checkpoint)
     return j;
 }
 
-Json infoJson(const Checkpoint &checkpoint)
+CheckpointSummary summarize(const Checkpoint &checkpoint)
 {
-    Json j = checkpointCheckJson(checkpoint);
+    CheckpointSummary summary;
     std::map<std::string_view, std::uint64_t> byDtype;
-    std::uint64_t parameters = 0;
-    auto tensors = Json::array();
-
-    // File order: shard by shard, each by offset.
-    std::vector<const Checkpoint::Tensor *> order;
-    order.reserve(checkpoint.tensors().size());
-    for (const auto &t : checkpoint.tensors())
-        order.push_back(&t);
-    std::stable_sort(order.begin(), order.end(), [](const auto *a, const auto *b) {
+    summary.fileOrder.reserve(checkpoint.tensors().size());
+    for (const auto &t : checkpoint.tensors()) {
+        summary.fileOrder.push_back(&t);
+        const std::uint64_t count = parameterCount(*t.info);
+        summary.parameters = summary.parameters > UINT64_MAX - count ? UINT64_MAX : summary.parameters + count;
+        auto &slot = byDtype[dtypeName(t.info->dtype)];
+        slot = slot > UINT64_MAX - count ? UINT64_MAX : slot + count;
+    }
+    std::stable_sort(summary.fileOrder.begin(), summary.fileOrder.end(), [](const auto *a, const auto *b) {
         if (a->shard != b->shard)
             return a->shard < b->shard;
         if (a->info->begin != b->info->begin)
@@ -106,30 +108,19 @@ Json infoJson(const Checkpoint &checkpoint)
             return a->info->end < b->info->end;
         return a->info->name < b->info->name;
     });
-    for (const auto *t : order) {
-        const TensorInfo &info = *t->info;
-        const Header &header = checkpoint.fileOf(*t)->header();
-        const std::uint64_t count = parameterCount(info);
-        parameters = (parameters > UINT64_MAX - count) ? UINT64_MAX : parameters + count;
-        auto &slot = byDtype[dtypeName(info.dtype)];
-        slot = (slot > UINT64_MAX - count) ? UINT64_MAX : slot + count;
-        Json row = {{"name", info.name},
-                              {"dtype", dtypeName(info.dtype)},
-                              {"shape", info.shape},
-                              {"data_offsets", {info.begin, info.end}},
-                              {"file_offset", header.fileOffset(info)},
-                              {"parameters", count}};
-        if (checkpoint.isSharded())
-            row["shard"] = checkpoint.shardNames()[t->shard];
-        tensors.push_back(std::move(row));
-    }
+    summary.parametersByDtype.assign(byDtype.begin(), byDtype.end());
+    return summary;
+}
+
+std::string infoJsonText(const Checkpoint &checkpoint, const CheckpointSummary &summary)
+{
+    Json j = checkpointCheckJson(checkpoint);
     if (checkpoint.isSharded()) {
         j["file_size"] = checkpoint.totalFileBytes();
         j["header_length"] = nullptr;
         j["data_start"] = nullptr;
         Json metadata = Json::object();
-        for (const auto &[key, text] : checkpoint.index()->metadata)
-        {
+        for (const auto &[key, text] : checkpoint.index()->metadata) {
             auto value = Json::parse(text, nullptr, false);
             metadata[key] = value.is_discarded() ? Json(text) : value;
         }
@@ -142,13 +133,43 @@ Json infoJson(const Checkpoint &checkpoint)
         j["metadata"] = metadataJson(h);
     }
     j["tensor_count"] = checkpoint.tensors().size();
-    j["parameter_count"] = parameters;
+    j["parameter_count"] = summary.parameters;
     Json dtypes = Json::object();
-    for (const auto &[name, count] : byDtype)
+    for (const auto &[name, count] : summary.parametersByDtype)
         dtypes[std::string(name)] = count;
     j["parameters_by_dtype"] = dtypes;
-    j["tensors"] = std::move(tensors);
-    return j;
+
+    std::string out = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out.pop_back(); // the closing brace: the table follows
+    out += ",\"tensors\":[";
+    out.reserve(out.size() + summary.fileOrder.size() * 160);
+    bool first = true;
+    for (const auto *t : summary.fileOrder) {
+        const TensorInfo &info = *t->info;
+        if (!first)
+            out += ',';
+        first = false;
+        out += "{\"name\":";
+        out += jsonQuote(info.name);
+        out += ",\"dtype\":\"";
+        out += dtypeName(info.dtype);
+        out += "\",\"shape\":[";
+        for (std::size_t d = 0; d < info.shape.size(); ++d) {
+            if (d)
+                out += ',';
+            out += std::to_string(info.shape[d]);
+        }
+        out += "],\"data_offsets\":[" + std::to_string(info.begin) + ',' + std::to_string(info.end);
+        out += "],\"file_offset\":" + std::to_string(checkpoint.fileOf(*t)->header().fileOffset(info));
+        out += ",\"parameters\":" + std::to_string(parameterCount(info));
+        if (checkpoint.isSharded()) {
+            out += ",\"shard\":";
+            out += Json(checkpoint.shardNames()[t->shard]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        }
+        out += '}';
+    }
+    out += "]}";
+    return out;
 }
 
 } // namespace stb

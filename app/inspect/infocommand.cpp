@@ -34,14 +34,16 @@ int runInfo(const std::string &path, const Options &options)
         std::fprintf(stderr, "%s: cannot read: %s\n", path.c_str(), error.c_str());
         return Usage;
     }
-    const Json info = infoJson(*checkpoint);
+    const CheckpointSummary summary = summarize(*checkpoint);
     if (options.json) {
-        std::printf("%s\n", info.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        const std::string json = infoJsonText(*checkpoint, summary);
+        std::fwrite(json.data(), 1, json.size(), stdout);
+        std::fputc('\n', stdout);
         return checkpoint->valid() ? Ok : Findings;
     }
 
     printField("File:", path);
-    const std::uint64_t fileSize = info["file_size"];
+    const std::uint64_t fileSize = checkpoint->totalFileBytes();
     printField("File size:", formatBytes(fileSize) + " (" + formatCount(fileSize) + " bytes)");
     if (!checkpoint->isSharded()) {
         const Header &h = checkpoint->shards().front()->header();
@@ -53,15 +55,21 @@ int runInfo(const std::string &path, const Options &options)
     const Diagnostic *first = checkpoint->firstError();
     printField("Validity:", first ? "invalid: " + diagnosticText(*first) : std::string("valid"));
     printField("Tensors:", formatCount(checkpoint->tensors().size()));
-    printField("Parameters:", formatCount(info["parameter_count"].get<std::uint64_t>()));
-    for (const auto &[dtype, count] : info["parameters_by_dtype"].items())
-        std::printf("  %-12s%s\n", dtype.c_str(), formatCount(count.get<std::uint64_t>()).c_str());
+    printField("Parameters:", formatCount(summary.parameters));
+    for (const auto &[dtype, count] : summary.parametersByDtype)
+        std::printf("  %-12s%s\n", std::string(dtype).c_str(), formatCount(count).c_str());
 
-    if (info["metadata"].is_object() && !info["metadata"].empty()) {
+    const auto printMetadata = [](const std::string &key, const std::string &value) {
+        std::printf("  %s: %s\n", printable(key).c_str(), printable(value).c_str());
+    };
+    if (checkpoint->isSharded() && !checkpoint->index()->metadata.empty()) {
+        std::printf("Index metadata:\n");
+        for (const auto &[key, value] : checkpoint->index()->metadata)
+            printMetadata(key, value);
+    } else if (!checkpoint->isSharded() && !checkpoint->shards().front()->header().metadata.empty()) {
         std::printf("Metadata:\n");
-        for (const auto &[key, value] : info["metadata"].items())
-            std::printf("  %s: %s\n", printable(key).c_str(),
-                        value.is_string() ? printable(value.get<std::string>()).c_str() : value.dump().c_str());
+        for (const auto &[key, value] : checkpoint->shards().front()->header().metadata)
+            printMetadata(key, value);
     }
 
     std::vector<const Diagnostic *> notes;
@@ -91,18 +99,16 @@ int runInfo(const std::string &path, const Options &options)
         right.push_back(false);
     }
     TextTable table(headings, right);
-    for (const auto &t : info["tensors"]) {
-        const auto &offsets = t["data_offsets"];
-        std::vector<std::string> row = {printable(t["name"].get<std::string>()),
-                                        t["dtype"].get<std::string>(),
-                                        formatShape(t["shape"].get<std::vector<std::uint64_t>>()),
-                                        formatCount(t["parameters"].get<std::uint64_t>()),
-                                        formatCount(offsets[1].get<std::uint64_t>() >= offsets[0].get<std::uint64_t>()
-                                                        ? offsets[1].get<std::uint64_t>() - offsets[0].get<std::uint64_t>()
-                                                        : 0),
-                                        std::to_string(t["file_offset"].get<std::uint64_t>())};
+    for (const auto *t : summary.fileOrder) {
+        const TensorInfo &info = *t->info;
+        std::vector<std::string> row = {printable(info.name),
+                                        std::string(dtypeName(info.dtype)),
+                                        formatShape(info.shape),
+                                        formatCount(parameterCount(info)),
+                                        formatCount(info.byteLength()),
+                                        std::to_string(checkpoint->fileOf(*t)->header().fileOffset(info))};
         if (sharded)
-            row.push_back(t["shard"].get<std::string>());
+            row.push_back(checkpoint->shardNames()[t->shard]);
         table.addRow(std::move(row));
     }
     std::fputs(table.render().c_str(), stdout);

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds the benchmark programs (Release) and runs them on generated data in a scratch folder.
+# Each prints its numbers and the ratio against a baseline measured in the same run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh test
+cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTB_BUILD_TESTS=OFF -DSTB_BUILD_BENCHMARKS=ON >/dev/null
+cmake --build build-bench -j "$(nproc)"
+work="${STB_BENCH_DIR:-$(mktemp -d /tmp/stb-bench.XXXXXX)}"
+for bench in build-bench/tests/bench/bench_*; do
+  echo "== $(basename "$bench")"
+  "$bench" "$work"
+done
+rm -rf "$work"
