@@ -9,6 +9,6 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYP
 cmake --build build-fuzz --target fuzz_header -j "$(nproc)"
 work=$(mktemp -d /tmp/stb-fuzz.XXXXXX)
 cp tests/fuzz/corpus/* "$work"/
-build-fuzz/tests/fuzz/fuzz_header "$work" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+build-fuzz/tests/fuzz/fuzz_header "$work" -dict=tests/fuzz/safetensors.dict -max_total_time="$seconds" -max_len=4096 -timeout=10 \
   -rss_limit_mb=2048 -print_final_stats=1 2>&1 | tail -n 15
 echo "fuzz: parseHeader ran ${seconds}s without a crash"
