@@ -180,7 +180,7 @@ private:
     }
 
     // A dtype is a string naming a variant, or (serde's other enum form) an object with a
-    // single variant key whose value is null or {}.
+    // single variant key whose value is null.
     bool readDType(DType &dtype, std::string &problem)
     {
         const auto kind = m_reader.peek();
@@ -195,20 +195,13 @@ private:
                 return false;
             }
             const auto valueKind = m_reader.peek();
+            // Through flatten's buffered content, a unit variant's value must be null itself
+            // ({} is refused there; checked against serde's ContentRefDeserializer).
             bool unitValue = false;
-            if (valueKind == JsonReader::Kind::Null) {
+            if (valueKind == JsonReader::Kind::Null)
                 unitValue = m_reader.readNull();
-            } else if (valueKind == JsonReader::Kind::Object) {
-                m_reader.beginObject();
-                std::string inner;
-                unitValue = !m_reader.nextKey(inner);
-                if (!unitValue) {
-                    m_reader.skipValue();
-                    finishObject();
-                }
-            } else {
+            else
                 m_reader.skipValue();
-            }
             std::string extra;
             const bool moreKeys = m_reader.nextKey(extra);
             if (moreKeys) {
@@ -517,13 +510,15 @@ void addWarnings(Header &header, std::string_view json, const std::vector<std::s
         if (dtypeUse[di]++ == 0)
             firstUse[di] = &t;
         if (previous && previous->begin == t.begin
-            && (previous->byteLength() == 0 || t.byteLength() == 0) && d.size() < kMaxStoredDiagnostics)
+            && (previous->byteLength() == 0 || t.byteLength() == 0) && d.size() < kMaxStoredDiagnostics) {
+            // The warning is about the zero-size one: name it and point at its own entry.
+            const TensorInfo &empty = previous->byteLength() == 0 ? *previous : t;
+            const TensorInfo &other = &empty == previous ? t : *previous;
             d.push_back(makeWarning("shared-offset",
-                                    "zero-size tensor shares offset " + std::to_string(t.begin)
-                                        + " with \"" + printable(previous->byteLength() == 0 ? t.name : previous->name)
-                                        + "\"",
-                                    t.headerOffset,
-                                    previous->byteLength() == 0 ? previous->name : t.name));
+                                    "zero-size tensor shares offset " + std::to_string(t.begin) + " with \""
+                                        + printable(other.name) + "\"",
+                                    empty.headerOffset, empty.name));
+        }
         previous = &t;
         const unsigned bytes = dtypeBits(t.dtype) / 8;
         if (bytes > 1 && t.byteLength() > 0 && header.fileOffset(t) % bytes != 0) {

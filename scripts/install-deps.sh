@@ -8,6 +8,7 @@ set -euo pipefail
 build=(cmake ninja-build g++ qt6-base-dev qt6-charts-dev nlohmann-json3-dev libgl-dev)
 run=(qt6-qpa-plugins fonts-dejavu-core)
 test=(clang libclang-rt-14-dev xvfb xauth xdotool imagemagick python3-numpy
+      librust-serde-json-dev librust-serde-derive-dev
       xdg-utils libfile-mimeinfo-perl desktop-file-utils appstream shared-mime-info dpkg-dev file)
 
 wanted=("${build[@]}")
