@@ -5,11 +5,11 @@
 #   scripts/install-deps.sh test    everything the test suite uses
 set -euo pipefail
 
-build=(cmake ninja-build g++ qt6-base-dev qt6-charts-dev nlohmann-json3-dev libgl-dev)
+build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev nlohmann-json3-dev libxxhash-dev libssl-dev libgl-dev)
 run=(qt6-qpa-plugins fonts-dejavu-core)
 test=(clang libclang-rt-14-dev xvfb xauth xdotool imagemagick python3-numpy
       librust-serde-json-dev librust-serde-derive-dev
-      xdg-utils libfile-mimeinfo-perl desktop-file-utils appstream shared-mime-info dpkg-dev file)
+      xdg-utils libfile-mimeinfo-perl desktop-file-utils appstream shared-mime-info dpkg-dev file libglib2.0-bin)
 
 wanted=("${build[@]}")
 case "${1:-build}" in

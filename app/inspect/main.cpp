@@ -15,6 +15,9 @@ namespace {
 const char *const kCommands = "Commands:\n"
                               "  check FILE...   is each file valid, as the reference implementation decides\n"
                               "  info FILE       summary, metadata, warnings and the table of tensors\n"
+                              "  audit FILE      statistics of every tensor; flags NaN, Inf, all-zero, constant,\n"
+                              "                  outliers (> 6 std) and duplicates; exit 1 on NaN or Inf\n"
+                              "  sha256 FILE...  SHA-256 of each file, as sha256sum prints it (the Hub's LFS id)\n"
                               "\nFILE is a .safetensors file or a sharded model's *.safetensors.index.json.\n"
                               "Exit status: 0 all valid, 1 something invalid, 2 usage error or unreadable path.";
 
@@ -34,7 +37,9 @@ int main(int argc, char *argv[])
     const QCommandLineOption versionOption = parser.addVersionOption();
     const QCommandLineOption jsonOption(u"json"_s, u"Print JSON instead of text."_s);
     parser.addOption(jsonOption);
-    parser.addPositionalArgument(u"command"_s, u"check or info"_s);
+    const QCommandLineOption binsOption(u"bins"_s, u"audit: histogram bins (default 10)."_s, u"N"_s, u"10"_s);
+    parser.addOption(binsOption);
+    parser.addPositionalArgument(u"command"_s, u"check, info, audit or sha256"_s);
     parser.addPositionalArgument(u"files"_s, u"The files to inspect."_s, u"FILE..."_s);
 
     if (!parser.parse(QCoreApplication::arguments())) {
@@ -61,6 +66,13 @@ int main(int argc, char *argv[])
         files.push_back(QFile::encodeName(positional[i]).toStdString());
     stb::inspect::Options options;
     options.json = parser.isSet(jsonOption);
+    bool binsOk = false;
+    const uint bins = parser.value(binsOption).toUInt(&binsOk);
+    if (!binsOk || bins < 1 || bins > 100000) {
+        std::fprintf(stderr, "safetensors-inspect: --bins takes a number from 1 to 100000\n");
+        return stb::inspect::Usage;
+    }
+    options.bins = bins;
 
     const QString command = positional.front();
     if (command == u"check"_s) {
@@ -76,6 +88,20 @@ int main(int argc, char *argv[])
             return stb::inspect::Usage;
         }
         return stb::inspect::runInfo(files.front(), options);
+    }
+    if (command == u"audit"_s) {
+        if (files.size() != 1) {
+            std::fprintf(stderr, "safetensors-inspect audit: give exactly one FILE\n");
+            return stb::inspect::Usage;
+        }
+        return stb::inspect::runAudit(files.front(), options);
+    }
+    if (command == u"sha256"_s) {
+        if (files.empty()) {
+            std::fprintf(stderr, "safetensors-inspect sha256: no FILE given\n");
+            return stb::inspect::Usage;
+        }
+        return stb::inspect::runSha256(files);
     }
     std::fprintf(stderr, "safetensors-inspect: unknown command '%s'\n%s\n", qPrintable(command), kCommands);
     return stb::inspect::Usage;

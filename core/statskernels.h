@@ -1,0 +1,58 @@
+#pragma once
+
+#include "core/dtype.h"
+#include "core/statsaccumulator.h"
+#include "core/tensorstats.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace stb::kernels {
+
+// The inner loops of the statistics, one chunk at a time. Pure functions over bytes; they own
+// nothing, so a chunk interrupted by a vanished page (busguard) leaks nothing.
+
+// Elements per chunk: a multiple of 8, so chunks of every dtype (4- and 6-bit included) start
+// on a byte boundary; 1 MiB of F32.
+inline constexpr std::uint64_t kChunkElements = 1u << 18;
+
+// Dtypes of at most 16 bits are counted per code point in one pass; everything is then derived
+// exactly from the counts.
+bool countsCodes(DType dtype);
+// Counts code points of elements [first, first+n) of `data` (the tensor's bytes) into 32-bit
+// tables reused across chunks (allocated once per worker and tensor, so no chunk allocates);
+// flushInto adds them to 64-bit totals (2^bits entries) and clears them.
+class CodeCounter {
+public:
+    explicit CodeCounter(DType dtype);
+    void add(const std::byte *data, std::uint64_t first, std::uint64_t n);
+    void flushInto(std::vector<std::uint64_t> &totals);
+    // The 32-bit tables must be flushed before they could overflow.
+    bool nearlyFull() const { return m_pending > (std::uint64_t(1) << 31); }
+
+private:
+    DType m_dtype;
+    unsigned m_bits;
+    std::vector<std::uint32_t> m_tables; // two interleaved tables break store-to-load chains
+    std::uint64_t m_pending = 0;
+};
+
+// Pass 1 for the other dtypes (32/64-bit and C64): counts and moments of elements [first, first+n).
+void scanValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc);
+
+// Pass 2: histogram bins (edges precomputed) and outliers, for elements [first, first+n).
+struct BinPlan {
+    double lo = 0, hi = 0, scale = 0;
+    std::vector<double> edges; // bins + 1
+    double mean = 0, outlierDistance = INFINITY;
+};
+BinPlan makeBinPlan(double lo, double hi, unsigned bins, double mean, double std);
+int binIndex(const BinPlan &plan, double value); // -1 outside [lo, hi]
+void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
+               std::uint64_t *bins, std::uint64_t &outliers);
+
+// The value statistics use for an element (C64: its magnitude).
+double statValue(DType dtype, const std::byte *data, std::uint64_t index);
+
+} // namespace stb::kernels

@@ -1,0 +1,200 @@
+#include "core/tensoranalyzer.h"
+
+#include "core/busguard.h"
+#include "core/statskernels.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace stb {
+
+namespace {
+
+using kernels::kChunkElements;
+
+// One worker's share of a tensor's scan. Everything a chunk touches is allocated up front: a
+// chunk runs under the SIGBUS guard and may be abandoned midway.
+struct Worker {
+    explicit Worker(DType dtype, bool counted, unsigned bins)
+        : counter(counted ? std::optional<kernels::CodeCounter>(dtype) : std::nullopt)
+        , binCounts(bins, 0)
+    {
+    }
+    std::optional<kernels::CodeCounter> counter;
+    std::vector<std::uint64_t> codeTotals;
+    StatsAccumulator acc;
+    std::vector<std::uint64_t> binCounts;
+    std::uint64_t outliers = 0;
+};
+
+struct ChunkJob {
+    DType dtype;
+    const std::byte *data;
+    std::uint64_t first, n, bytesBegin, bytesEnd;
+    Worker *worker;
+    const kernels::BinPlan *plan; // pass 2 when set
+    std::uint64_t *digest;
+};
+
+void runChunk(void *context)
+{
+    auto &job = *static_cast<ChunkJob *>(context);
+    if (job.plan) {
+        kernels::binValues(job.dtype, job.data, job.first, job.n, *job.plan, job.worker->binCounts.data(),
+                           job.worker->outliers);
+        return;
+    }
+    if (job.worker->counter)
+        job.worker->counter->add(job.data, job.first, job.n);
+    else
+        kernels::scanValues(job.dtype, job.data, job.first, job.n, job.worker->acc);
+    *job.digest = XXH3_64bits(job.data + job.bytesBegin, job.bytesEnd - job.bytesBegin);
+}
+
+// Runs `pass` over every chunk on the workers; false when cancelled or a chunk faulted.
+bool runPass(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements, std::vector<Worker> &workers,
+             const kernels::BinPlan *plan, std::vector<std::uint64_t> &digests, const std::atomic<bool> *cancel,
+             const ProgressFn &progress, std::uint64_t progressBase, std::uint64_t progressTotal)
+{
+    const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
+    const unsigned bits = dtypeBits(dtype);
+    std::atomic<std::uint64_t> next{0};
+    std::atomic<bool> failed{false};
+    std::mutex progressMutex;
+    std::uint64_t done = 0;
+    auto work = [&](Worker &worker) {
+        while (!failed.load(std::memory_order_relaxed)) {
+            if (cancel && cancel->load(std::memory_order_relaxed)) {
+                failed = true;
+                return;
+            }
+            const std::uint64_t c = next.fetch_add(1);
+            if (c >= chunks)
+                return;
+            const std::uint64_t first = c * kChunkElements;
+            const std::uint64_t n = std::min(kChunkElements, elements - first);
+            ChunkJob job{dtype, bytes.data(), first, n, first * bits / 8, (first + n) * bits / 8, &worker, plan,
+                         &digests[c]};
+            if (!runGuarded(runChunk, &job)) {
+                failed = true;
+                return;
+            }
+            if (worker.counter && worker.counter->nearlyFull())
+                worker.counter->flushInto(worker.codeTotals);
+            if (progress) {
+                std::lock_guard lock(progressMutex);
+                done += job.bytesEnd - job.bytesBegin;
+                progress(progressBase + done, progressTotal);
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t w = 1; w < workers.size(); ++w)
+        threads.emplace_back(work, std::ref(workers[w]));
+    work(workers[0]);
+    for (auto &t : threads)
+        t.join();
+    return !failed;
+}
+
+// Everything derived exactly from per-code counts: moments, extremes, histogram, outliers.
+TensorAnalysis fromCodeCounts(DType dtype, const std::vector<std::uint64_t> &counts, unsigned bins)
+{
+    TensorAnalysis result;
+    StatsAccumulator acc;
+    std::vector<std::pair<double, std::uint64_t>> values; // finite value, count
+    for (std::size_t code = 0; code < counts.size(); ++code) {
+        if (!counts[code])
+            continue;
+        const double v = decodeCode(dtype, code);
+        if (std::isnan(v))
+            acc.addNan(counts[code]);
+        else if (std::isinf(v))
+            acc.addInf(v < 0, counts[code]);
+        else
+            values.emplace_back(v, counts[code]);
+    }
+    for (const auto &[v, k] : values)
+        acc.addFinite(v, k);
+    result.stats = acc.stats();
+    const TensorStats &s = result.stats;
+    if (s.finite && s.min < s.max) {
+        const auto plan = kernels::makeBinPlan(s.min, s.max, bins, s.mean, s.std);
+        result.histogram = {s.min, s.max, std::vector<std::uint64_t>(bins, 0)};
+        for (const auto &[v, k] : values)
+            result.histogram.counts[static_cast<std::size_t>(kernels::binIndex(plan, v))] += k;
+    }
+    if (s.finite && s.std > 0) {
+        for (const auto &[v, k] : values)
+            result.outliers += std::fabs(v - s.mean) > kOutlierSigmas * s.std ? k : 0;
+    }
+    return result;
+}
+
+} // namespace
+
+std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
+                                            const AnalysisOptions &options, const std::atomic<bool> *cancel,
+                                            const ProgressFn &progress)
+{
+    const unsigned bins = std::max(1u, options.bins);
+    const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
+    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, std::max<std::uint64_t>(chunks, 1)));
+    const bool counted = kernels::countsCodes(dtype);
+    const std::uint64_t total = bytes.size() * (counted ? 1 : 2);
+
+    std::vector<Worker> workers;
+    workers.reserve(threads);
+    for (unsigned i = 0; i < threads; ++i)
+        workers.emplace_back(dtype, counted, bins);
+    std::vector<std::uint64_t> digests(chunks, 0);
+    if (!runPass(dtype, bytes, elements, workers, nullptr, digests, cancel, progress, 0, total))
+        return std::nullopt;
+
+    TensorAnalysis result;
+    if (counted) {
+        std::vector<std::uint64_t> codes;
+        for (auto &w : workers)
+            w.counter->flushInto(w.codeTotals);
+        codes = std::move(workers[0].codeTotals);
+        codes.resize(std::size_t(1) << dtypeBits(dtype), 0);
+        for (std::size_t w = 1; w < workers.size(); ++w) {
+            for (std::size_t c = 0; c < workers[w].codeTotals.size(); ++c)
+                codes[c] += workers[w].codeTotals[c];
+        }
+        result = fromCodeCounts(dtype, codes, bins);
+    } else {
+        StatsAccumulator acc;
+        for (const auto &w : workers)
+            acc.merge(w.acc);
+        result.stats = acc.stats();
+        const TensorStats &s = result.stats;
+        const bool wantHistogram = s.finite && s.min < s.max;
+        if (wantHistogram || (s.finite && s.std > 0)) {
+            const auto plan = kernels::makeBinPlan(wantHistogram ? s.min : 0, wantHistogram ? s.max : 1, bins, s.mean, s.std);
+            std::vector<std::uint64_t> unused(chunks);
+            if (!runPass(dtype, bytes, elements, workers, &plan, unused, cancel, progress, bytes.size(), total))
+                return std::nullopt;
+            if (wantHistogram) {
+                result.histogram = {s.min, s.max, std::vector<std::uint64_t>(bins, 0)};
+                for (const auto &w : workers) {
+                    for (unsigned b = 0; b < bins; ++b)
+                        result.histogram.counts[b] += w.binCounts[b];
+                }
+            }
+            for (const auto &w : workers)
+                result.outliers += w.outliers;
+        }
+    }
+    result.stats.count = elements;
+    const XXH128_hash_t digest = XXH3_128bits_withSeed(digests.data(), digests.size() * sizeof(std::uint64_t), bytes.size());
+    result.digest = {digest.high64, digest.low64};
+    return result;
+}
+
+} // namespace stb
