@@ -6,6 +6,7 @@
 #include <QFile>
 
 #include <clocale>
+#include <cmath>
 #include <cstdio>
 
 using namespace Qt::StringLiterals;
@@ -17,6 +18,7 @@ const char *const kCommands = "Commands:\n"
                               "  info FILE       summary, metadata, warnings and the table of tensors\n"
                               "  audit FILE      statistics of every tensor; flags NaN, Inf, all-zero, constant,\n"
                               "                  outliers (> 6 std) and duplicates; exit 1 on NaN or Inf\n"
+                              "  diff A B        what changed between two checkpoints (--atol X --rtol Y)\n"
                               "  sha256 FILE...  SHA-256 of each file, as sha256sum prints it (the Hub's LFS id)\n"
                               "\nFILE is a .safetensors file or a sharded model's *.safetensors.index.json.\n"
                               "Exit status: 0 all valid, 1 something invalid, 2 usage error or unreadable path.";
@@ -39,7 +41,11 @@ int main(int argc, char *argv[])
     parser.addOption(jsonOption);
     const QCommandLineOption binsOption(u"bins"_s, u"audit: histogram bins (default 10)."_s, u"N"_s, u"10"_s);
     parser.addOption(binsOption);
-    parser.addPositionalArgument(u"command"_s, u"check, info, audit or sha256"_s);
+    const QCommandLineOption atolOption(u"atol"_s, u"diff: absolute tolerance."_s, u"X"_s);
+    const QCommandLineOption rtolOption(u"rtol"_s, u"diff: relative tolerance."_s, u"Y"_s);
+    parser.addOption(atolOption);
+    parser.addOption(rtolOption);
+    parser.addPositionalArgument(u"command"_s, u"check, info, audit, diff or sha256"_s);
     parser.addPositionalArgument(u"files"_s, u"The files to inspect."_s, u"FILE..."_s);
 
     if (!parser.parse(QCoreApplication::arguments())) {
@@ -73,6 +79,18 @@ int main(int argc, char *argv[])
         return stb::inspect::Usage;
     }
     options.bins = bins;
+    for (const auto &[option, target] : {std::pair{&atolOption, &options.atol}, std::pair{&rtolOption, &options.rtol}}) {
+        if (!parser.isSet(*option))
+            continue;
+        bool ok = false;
+        *target = parser.value(*option).toDouble(&ok);
+        if (!ok || !(*target >= 0) || std::isinf(*target)) {
+            std::fprintf(stderr, "safetensors-inspect: --%s takes a non-negative number\n",
+                         qPrintable(option->names().front()));
+            return stb::inspect::Usage;
+        }
+        options.tolerances = true;
+    }
 
     const QString command = positional.front();
     if (command == u"check"_s) {
@@ -95,6 +113,13 @@ int main(int argc, char *argv[])
             return stb::inspect::Usage;
         }
         return stb::inspect::runAudit(files.front(), options);
+    }
+    if (command == u"diff"_s) {
+        if (files.size() != 2) {
+            std::fprintf(stderr, "safetensors-inspect diff: give exactly two files, A and B\n");
+            return stb::inspect::Usage;
+        }
+        return stb::inspect::runDiff(files[0], files[1], options);
     }
     if (command == u"sha256"_s) {
         if (files.empty()) {

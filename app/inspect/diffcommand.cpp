@@ -1,0 +1,73 @@
+#include "commands.h"
+#include "texttable.h"
+
+#include "core/auditreport.h"
+#include "core/comparereport.h"
+#include "core/format.h"
+
+#include <cstdio>
+
+namespace stb::inspect {
+
+int runDiff(const std::string &pathA, const std::string &pathB, const Options &options)
+{
+    std::string error;
+    const auto a = Checkpoint::open(pathA, error);
+    if (!a) {
+        std::fprintf(stderr, "%s: cannot read: %s\n", pathA.c_str(), error.c_str());
+        return Usage;
+    }
+    const auto b = Checkpoint::open(pathB, error);
+    if (!b) {
+        std::fprintf(stderr, "%s: cannot read: %s\n", pathB.c_str(), error.c_str());
+        return Usage;
+    }
+    CompareOptions compare;
+    compare.atol = options.atol;
+    compare.rtol = options.rtol;
+    compare.tolerances = options.tolerances;
+    const auto comparison = compareCheckpoints(*a, *b, compare);
+    if (!comparison) {
+        std::fprintf(stderr, "a file changed on disk during the comparison\n");
+        return Usage;
+    }
+    if (options.json) {
+        std::printf("%s\n", comparisonJson(*a, *b, *comparison).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        return comparison->equivalent ? Ok : Findings;
+    }
+    TextTable table({"NAME", "STATUS", "A", "B", "MAX_ABS_DIFF", "AT", "MEAN_ABS_DIFF", "REL_L2", "COSINE", "DIFFERENT"},
+                    {false, false, false, false, true, true, true, true, true, true});
+    std::size_t rows = 0;
+    auto side = [](const Checkpoint::Tensor *t) {
+        return t ? std::string(dtypeName(t->info->dtype)) + " " + formatShape(t->info->shape) : std::string("-");
+    };
+    auto value = [](double v) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.6g", v);
+        return std::isfinite(v) ? std::string(buffer) : std::string("-");
+    };
+    for (const auto &pair : comparison->pairs) {
+        if (pair.status == PairStatus::Identical)
+            continue;
+        ++rows;
+        const auto &m = pair.metrics;
+        table.addRow({printable(pair.name), std::string(statusName(pair.status)), side(pair.a), side(pair.b),
+                      m ? value(m->maxAbsDiff) : "", m ? std::to_string(m->argmax) : "", m ? value(m->meanAbsDiff) : "",
+                      m ? value(m->relL2) : "", m ? value(m->cosine) : "", m ? formatCount(m->different) : ""});
+    }
+    if (rows)
+        std::fputs(table.render().c_str(), stdout);
+    const MetadataDiff &md = comparison->metadata;
+    for (const auto &[k, v] : md.added)
+        std::printf("metadata added: %s = %s\n", printable(k).c_str(), printable(v).c_str());
+    for (const auto &[k, v] : md.removed)
+        std::printf("metadata removed: %s = %s\n", printable(k).c_str(), printable(v).c_str());
+    for (const auto &[k, v] : md.changed)
+        std::printf("metadata changed: %s: %s -> %s\n", printable(k).c_str(), printable(v.first).c_str(),
+                    printable(v.second).c_str());
+    std::printf("%s%s\n", rows || !md.added.empty() || !md.removed.empty() || !md.changed.empty() ? "\n" : "",
+                (comparisonSummaryText(*comparison) + (comparison->equivalent ? ": equivalent" : ": different")).c_str());
+    return comparison->equivalent ? Ok : Findings;
+}
+
+} // namespace stb::inspect

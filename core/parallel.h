@@ -1,0 +1,20 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+
+namespace stb {
+
+// Runs fn(index, worker) for every index in [0, count) on `threads` threads (the caller's
+// thread is worker 0), handing out indices in order as workers free up. Stops early, returning
+// false, when fn returns false or `cancel` is set; true when every index ran. No thread is
+// started for a single index or a single thread.
+bool parallelFor(std::uint64_t count, unsigned threads,
+                 const std::function<bool(std::uint64_t index, unsigned worker)> &fn,
+                 const std::atomic<bool> *cancel = nullptr);
+
+// Hardware threads, at least 1; `requested` when not 0.
+unsigned threadCount(unsigned requested = 0);
+
+} // namespace stb
