@@ -1,0 +1,355 @@
+// Comparing checkpoints: every status, every metric against values computed here, NaN and Inf
+// on either side, empty and scalar tensors, tolerances, metadata, and a sharded model against
+// its single-file twin.
+#include "core/comparereport.h"
+#include "core/comparison.h"
+#include "core/writer.h"
+#include "tests/support/testfiles.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+using namespace stb;
+
+namespace {
+
+struct Model {
+    std::vector<TensorSpec> specs;
+    std::vector<std::vector<std::byte>> data;
+    Metadata metadata;
+
+    void addF32(std::string name, std::vector<std::uint64_t> shape, const std::vector<float> &values)
+    {
+        std::vector<std::byte> bytes(values.size() * 4);
+        std::memcpy(bytes.data(), values.data(), bytes.size());
+        specs.push_back({std::move(name), DType::F32, std::move(shape)});
+        data.push_back(std::move(bytes));
+    }
+    void addF64(std::string name, std::vector<std::uint64_t> shape, const std::vector<double> &values)
+    {
+        std::vector<std::byte> bytes(values.size() * 8);
+        std::memcpy(bytes.data(), values.data(), bytes.size());
+        specs.push_back({std::move(name), DType::F64, std::move(shape)});
+        data.push_back(std::move(bytes));
+    }
+};
+
+const TensorPair &pairNamed(const Comparison &c, const std::string &name)
+{
+    for (const auto &p : c.pairs) {
+        if (p.name == name)
+            return p;
+    }
+    static TensorPair none;
+    return none;
+}
+
+} // namespace
+
+class tst_Comparison : public QObject {
+    Q_OBJECT
+
+private slots:
+    void init() { m_dir = std::make_unique<QTemporaryDir>(); }
+
+    void statuses()
+    {
+        Model a, b;
+        a.addF32("same", {3}, {1, 2, 3});
+        b.addF32("same", {3}, {1, 2, 3});
+        a.addF32("changed", {2, 2}, {1, 2, 3, 4});
+        b.addF32("changed", {2, 2}, {1, 2, 3, 5});
+        a.addF32("dtype", {2}, {1, 2});
+        b.addF64("dtype", {2}, {1, 2.5});
+        a.addF32("shape", {2, 3}, {0, 0, 0, 0, 0, 0});
+        b.addF32("shape", {3, 2}, {0, 0, 0, 0, 0, 0});
+        a.addF32("only.a", {1}, {1});
+        b.addF32("only.b", {1}, {1});
+        const auto c = compare(a, b);
+        QCOMPARE(c.pairs.size(), std::size_t(6));
+        QCOMPARE(pairNamed(c, "same").status, PairStatus::Identical);
+        QCOMPARE(pairNamed(c, "changed").status, PairStatus::Changed);
+        QCOMPARE(pairNamed(c, "dtype").status, PairStatus::DTypeChanged);
+        QCOMPARE(pairNamed(c, "shape").status, PairStatus::ShapeChanged);
+        QCOMPARE(pairNamed(c, "only.a").status, PairStatus::OnlyInA);
+        QCOMPARE(pairNamed(c, "only.b").status, PairStatus::OnlyInB);
+        QVERIFY(!pairNamed(c, "same").metrics);
+        QVERIFY(pairNamed(c, "dtype").metrics);       // equal shapes: values compared after decoding
+        QVERIFY(!pairNamed(c, "shape").metrics);
+        QCOMPARE(pairNamed(c, "dtype").metrics->maxAbsDiff, 0.5);
+        QCOMPARE(pairNamed(c, "dtype").metrics->argmax, std::uint64_t(1));
+        QVERIFY(!c.equivalent);
+        for (std::size_t s = 0; s < kPairStatusCount; ++s)
+            QCOMPARE(c.counts[s], std::size_t(1));
+        QVERIFY(std::is_sorted(c.pairs.begin(), c.pairs.end(), [](auto &x, auto &y) { return x.name < y.name; }));
+    }
+
+    void metrics_data()
+    {
+        QTest::addColumn<QList<double>>("a");
+        QTest::addColumn<QList<double>>("b");
+        QTest::newRow("one element off") << QList<double>{1, 2, 3, 4} << QList<double>{1, 2, 3, 6};
+        QTest::newRow("all off") << QList<double>{1, -2, 3, -4} << QList<double>{-1, 2, -3, 4};
+        QTest::newRow("first largest wins ties") << QList<double>{0, 0, 0} << QList<double>{1, -1, 1};
+        QTest::newRow("NaN in a") << QList<double>{NAN, 1, 2} << QList<double>{5, 1, 3};
+        QTest::newRow("NaN in b") << QList<double>{1, 1, 2} << QList<double>{NAN, 1, 3};
+        QTest::newRow("NaN both") << QList<double>{NAN, 1, 2} << QList<double>{NAN, 1, 4};
+        QTest::newRow("Inf in a") << QList<double>{INFINITY, 1, 2} << QList<double>{1, 1, 3};
+        QTest::newRow("-Inf in b") << QList<double>{1, 1, 2} << QList<double>{-INFINITY, 2, 2};
+        QTest::newRow("zero vector a") << QList<double>{0, 0} << QList<double>{1, 0};
+        QTest::newRow("negative zero") << QList<double>{-0.0, 1} << QList<double>{0.0, 2};
+        QTest::newRow("large values") << QList<double>{1e30, 2e30} << QList<double>{1e30, 3e30};
+    }
+    void metrics()
+    {
+        QFETCH(QList<double>, a);
+        QFETCH(QList<double>, b);
+        Model ma, mb;
+        ma.addF64("t", {static_cast<std::uint64_t>(a.size())}, std::vector<double>(a.begin(), a.end()));
+        mb.addF64("t", {static_cast<std::uint64_t>(b.size())}, std::vector<double>(b.begin(), b.end()));
+        const auto c = compare(ma, mb);
+        const auto &pair = pairNamed(c, "t");
+        QCOMPARE(pair.status, PairStatus::Changed);
+        QVERIFY(pair.metrics);
+        const DiffMetrics &m = *pair.metrics;
+
+        // Independent computation: finite on both sides only.
+        std::uint64_t compared = 0, different = 0, nanA = 0, nanB = 0, argmax = 0;
+        long double maxDiff = -1, sumAbs = 0, sq = 0, sqA = 0, sqB = 0, dot = 0;
+        for (qsizetype i = 0; i < a.size(); ++i) {
+            nanA += std::isnan(a[i]);
+            nanB += std::isnan(b[i]);
+            const bool same = (std::isnan(a[i]) && std::isnan(b[i])) || a[i] == b[i];
+            different += !same;
+            if (!std::isfinite(a[i]) || !std::isfinite(b[i]))
+                continue;
+            ++compared;
+            const long double d = std::fabs(static_cast<long double>(a[i]) - b[i]);
+            if (d > maxDiff) {
+                maxDiff = d;
+                argmax = static_cast<std::uint64_t>(i);
+            }
+            sumAbs += d;
+            sq += d * d;
+            sqA += static_cast<long double>(a[i]) * a[i];
+            sqB += static_cast<long double>(b[i]) * b[i];
+            dot += static_cast<long double>(a[i]) * b[i];
+        }
+        QCOMPARE(m.compared, compared);
+        QCOMPARE(m.different, different);
+        QCOMPARE(m.nanA, nanA);
+        QCOMPARE(m.nanB, nanB);
+        QCOMPARE(m.maxAbsDiff, static_cast<double>(maxDiff));
+        QCOMPARE(m.argmax, argmax);
+        QVERIFY(std::fabs(m.meanAbsDiff - static_cast<double>(sumAbs / compared)) <= 1e-12 * std::fabs(static_cast<double>(sumAbs / compared)) + 1e-300);
+        if (sqA > 0)
+            QVERIFY(std::fabs(m.relL2 - static_cast<double>(std::sqrt(sq) / std::sqrt(sqA))) < 1e-12);
+        else
+            QVERIFY(std::isnan(m.relL2));
+        if (sqA > 0 && sqB > 0)
+            QVERIFY(std::fabs(m.cosine - static_cast<double>(dot / std::sqrt(sqA * sqB))) < 1e-12);
+        else
+            QVERIFY(std::isnan(m.cosine));
+        QVERIFY(std::isfinite(m.maxAbsDiff)); // NaN and Inf never leak into the metrics
+    }
+
+    void emptyAndScalar()
+    {
+        Model a, b;
+        a.addF32("empty", {0, 4}, {});
+        b.addF32("empty", {0, 4}, {});
+        a.addF32("scalar", {}, {2});
+        b.addF32("scalar", {}, {3});
+        const auto c = compare(a, b);
+        QCOMPARE(pairNamed(c, "empty").status, PairStatus::Identical);
+        QCOMPARE(pairNamed(c, "scalar").status, PairStatus::Changed);
+        QCOMPARE(pairNamed(c, "scalar").metrics->maxAbsDiff, 1.0);
+        QCOMPARE(pairNamed(c, "scalar").metrics->argmax, std::uint64_t(0));
+    }
+
+    void manyChunksOnSeveralThreads()
+    {
+        // 3 chunks of 2^18 elements: the metrics merge across chunks and threads.
+        const std::size_t n = 3 * (1u << 18) + 17;
+        std::vector<float> va(n), vb(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            va[i] = static_cast<float>(std::sin(i * 0.001));
+            vb[i] = va[i] + (i % 1000 == 0 ? 0.25f : 0.0f);
+        }
+        vb[n - 5] = va[n - 5] + 2.0f;
+        Model a, b;
+        a.addF32("big", {n}, va);
+        b.addF32("big", {n}, vb);
+        for (unsigned threads : {1u, 2u, 3u}) {
+            CompareOptions options;
+            options.threads = threads;
+            const auto c = compare(a, b, options);
+            const auto &m = *pairNamed(c, "big").metrics;
+            QCOMPARE(m.argmax, std::uint64_t(n - 5));
+            QCOMPARE(m.different, std::uint64_t((n - 1) / 1000 + 1 + 1));
+            QCOMPARE(m.compared, std::uint64_t(n));
+        }
+    }
+
+    void tolerances_data()
+    {
+        QTest::addColumn<double>("atol");
+        QTest::addColumn<double>("rtol");
+        QTest::addColumn<bool>("equivalent");
+        QTest::newRow("bytes only") << -1.0 << -1.0 << false;
+        QTest::newRow("atol too small") << 0.05 << 0.0 << false;
+        QTest::newRow("atol enough") << 0.11 << 0.0 << true; // 2.1 - 2.0 is 0.10000000000000009 in doubles
+        QTest::newRow("rtol enough") << 0.0 << 0.05 << true; // |a-b| = 0.1 <= 0.05 * |b| (2.1)
+        QTest::newRow("rtol too small") << 0.0 << 0.01 << false;
+    }
+    void tolerances()
+    {
+        QFETCH(double, atol);
+        QFETCH(double, rtol);
+        QFETCH(bool, equivalent);
+        Model a, b;
+        a.addF64("t", {2}, {1.0, 2.0});
+        b.addF64("t", {2}, {1.0, 2.1});
+        CompareOptions options;
+        if (atol >= 0) {
+            options.atol = atol;
+            options.rtol = rtol;
+            options.tolerances = true;
+        }
+        QCOMPARE(compare(a, b, options).equivalent, equivalent);
+    }
+
+    void nanMustMatchUnderTolerance()
+    {
+        Model a, b;
+        a.addF64("t", {2}, {NAN, 1});
+        b.addF64("t", {2}, {2, 1});
+        CompareOptions options;
+        options.atol = 1e9;
+        options.tolerances = true;
+        QVERIFY(!compare(a, b, options).equivalent);
+    }
+
+    void metadataDifference()
+    {
+        Model a, b;
+        a.addF32("t", {1}, {1});
+        b.addF32("t", {1}, {1});
+        a.metadata = {{"format", "pt"}, {"gone", "1"}, {"changed", "a"}};
+        b.metadata = {{"format", "pt"}, {"new", "2"}, {"changed", "b"}};
+        const auto c = compare(a, b);
+        QCOMPARE(c.metadata.added, (std::map<std::string, std::string>{{"new", "2"}}));
+        QCOMPARE(c.metadata.removed, (std::map<std::string, std::string>{{"gone", "1"}}));
+        QCOMPARE(c.metadata.changed.at("changed"), std::make_pair(std::string("a"), std::string("b")));
+        QVERIFY(c.equivalent); // metadata does not decide equivalence: tensors do
+    }
+
+    void shardedAgainstSingleFile()
+    {
+        const auto model = test::makeSampleModel(2, 16);
+        std::string error;
+        const std::string single = path("single.safetensors");
+        QVERIFY(writeFile(single, model.specs, model.data, model.metadata, error));
+        // The same tensors split over two shards, and one changed.
+        std::vector<TensorSpec> s1, s2;
+        std::vector<std::vector<std::byte>> d1, d2;
+        std::string weightMap;
+        for (std::size_t i = 0; i < model.specs.size(); ++i) {
+            const bool first = i % 2 == 0;
+            (first ? s1 : s2).push_back(model.specs[i]);
+            auto bytes = model.data[i];
+            if (model.specs[i].name == "lm_head.weight")
+                bytes[10] = std::byte{0x7f};
+            (first ? d1 : d2).push_back(bytes);
+            weightMap += (weightMap.empty() ? "" : ",") + std::string("\"") + model.specs[i].name + "\":\""
+                + (first ? "a.safetensors" : "b.safetensors") + "\"";
+        }
+        QVERIFY(writeFile(path("a.safetensors"), s1, d1, model.metadata, error));
+        QVERIFY(writeFile(path("b.safetensors"), s2, d2, model.metadata, error));
+        std::ofstream(path("model.safetensors.index.json")) << "{\"weight_map\":{" << weightMap << "}}";
+
+        const auto a = Checkpoint::open(single, error);
+        const auto b = Checkpoint::open(path("model.safetensors.index.json"), error);
+        QVERIFY(a && b);
+        const auto c = compareCheckpoints(*a, *b, {});
+        QVERIFY(c);
+        QCOMPARE(c->counts[static_cast<std::size_t>(PairStatus::Changed)], std::size_t(1));
+        QCOMPARE(c->counts[static_cast<std::size_t>(PairStatus::Identical)], model.specs.size() - 1);
+        QCOMPARE(pairNamed(*c, "lm_head.weight").status, PairStatus::Changed);
+        QCOMPARE(pairNamed(*c, "lm_head.weight").metrics->different, std::uint64_t(1));
+        QCOMPARE(pairNamed(*c, "lm_head.weight").metrics->argmax, std::uint64_t(5)); // byte 10 is BF16 element 5
+    }
+
+    void cancelLeavesNoResult()
+    {
+        Model a, b;
+        a.addF32("t", {2}, {1, 2});
+        b.addF32("t", {2}, {1, 3});
+        std::atomic<bool> cancel{true};
+        std::string error;
+        writeModel(a, "ca.safetensors");
+        writeModel(b, "cb.safetensors");
+        const auto ca = Checkpoint::open(path("ca.safetensors"), error);
+        const auto cb = Checkpoint::open(path("cb.safetensors"), error);
+        QVERIFY(!compareCheckpoints(*ca, *cb, {}, &cancel));
+    }
+
+    void jsonKeys()
+    {
+        Model a, b;
+        a.addF32("t", {2}, {1, 2});
+        b.addF32("t", {2}, {1, 3});
+        a.addF32("gone", {1}, {1});
+        std::string error;
+        writeModel(a, "ja.safetensors");
+        writeModel(b, "jb.safetensors");
+        const auto ca = Checkpoint::open(path("ja.safetensors"), error);
+        const auto cb = Checkpoint::open(path("jb.safetensors"), error);
+        const auto c = compareCheckpoints(*ca, *cb, {});
+        const Json j = comparisonJson(*ca, *cb, *c);
+        for (const char *key : {"a", "b", "tensors", "metadata", "summary"})
+            QVERIFY2(j.contains(key), key);
+        const Json &changed = j["tensors"][1];
+        QCOMPARE(changed["name"].get<std::string>(), std::string("t"));
+        for (const char *key : {"name", "status", "a", "b", "max_abs_diff", "argmax", "mean_abs_diff", "rel_l2", "cosine", "n_different"})
+            QVERIFY2(changed.contains(key), key);
+        QVERIFY(j["tensors"][0]["b"].is_null());
+        QVERIFY(j["tensors"][0]["max_abs_diff"].is_null());
+        QCOMPARE(j["summary"]["changed"].get<int>(), 1);
+        QCOMPARE(j["summary"]["only_in_a"].get<int>(), 1);
+        QVERIFY(comparisonMarkdown(*ca, *cb, *c).find("| `t` | changed |") != std::string::npos);
+    }
+
+private:
+    std::string path(const char *name) const { return (m_dir->path() + u'/' + QLatin1String(name)).toStdString(); }
+
+    void writeModel(const Model &m, const char *name)
+    {
+        std::string error;
+        QVERIFY2(writeFile(path(name), m.specs, m.data, m.metadata, error), error.c_str());
+    }
+
+    Comparison compare(const Model &a, const Model &b, const CompareOptions &options = {})
+    {
+        writeModel(a, "a.safetensors");
+        writeModel(b, "b.safetensors");
+        std::string error;
+        const auto ca = Checkpoint::open(path("a.safetensors"), error);
+        const auto cb = Checkpoint::open(path("b.safetensors"), error);
+        auto c = compareCheckpoints(*ca, *cb, options);
+        // The pairs point into the checkpoints: keep them alive with the result.
+        m_keep.push_back(ca);
+        m_keep.push_back(cb);
+        return c.value_or(Comparison{});
+    }
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::vector<std::shared_ptr<const Checkpoint>> m_keep;
+};
+
+QTEST_GUILESS_MAIN(tst_Comparison)
+#include "tst_comparison.moc"
