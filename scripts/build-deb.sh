@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds a Release tree in build-deb/ and packs it into build-deb/safetensors-browser_VERSION_ARCH.deb.
+# Its own folder, so the development build's type and options never leak into the package.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh build
+command -v dpkg-shlibdeps >/dev/null || echo "note: dpkg-dev is missing; scripts/install-deps.sh test installs it" >&2
+
+cmake -S . -B build-deb -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTB_BUILD_GUI=ON \
+      -DSTB_BUILD_TESTS=OFF -DSTB_BUILD_BENCHMARKS=OFF -DSTB_BUILD_FUZZERS=OFF >/dev/null
+cmake --build build-deb -j "${STB_JOBS:-$(nproc)}"
+(cd build-deb && cpack -G DEB)
+ls -1 build-deb/*.deb

@@ -1,0 +1,172 @@
+#include "ui/checkpointview.h"
+#include "ui/documentarea.h"
+#include "ui/mainwindow.h"
+#include "ui/recentfiles.h"
+
+#include "tests/support/testfiles.h"
+
+#include <QMenu>
+#include <QMimeData>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+using namespace Qt::StringLiterals;
+using namespace stb;
+
+// The window: opening (arguments, sample, drops, recent files), the status line, closing tabs.
+class tst_MainWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void opensFilesInTabs();
+    void sampleOpens();
+    void statusLineShowsValidity();
+    void unreadablePathKeepsRunning();
+    void dropOpensFiles();
+    void recentFilesDropVanished();
+    void geometryIsRestored();
+
+private:
+    QString write(const QString &name, int layers);
+    QTemporaryDir m_dir;
+};
+
+QString tst_MainWindow::write(const QString &name, int layers)
+{
+    const auto model = test::makeSampleModel(layers, 8);
+    const QString path = m_dir.filePath(name);
+    std::string error;
+    if (!writeFile(path.toStdString(), model.specs, model.data, model.metadata, error))
+        qFatal("writeFile: %s", error.c_str());
+    return path;
+}
+
+void tst_MainWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true); // QSettings and the cache go to test folders
+    QCoreApplication::setOrganizationName(u"safetensors-browser-tests"_s);
+    QCoreApplication::setApplicationName(u"tst_mainwindow"_s);
+    QVERIFY(m_dir.isValid());
+}
+
+void tst_MainWindow::init()
+{
+    QSettings().clear();
+}
+
+void tst_MainWindow::opensFilesInTabs()
+{
+    MainWindow window;
+    QVERIFY(window.openFiles({ write(u"one.safetensors"_s, 1), write(u"two.safetensors"_s, 2) }));
+    QCOMPARE(window.documents()->count(), 2);
+    QCOMPARE(window.documents()->tabs()->tabText(1), u"two.safetensors"_s);
+    QCOMPARE(window.windowTitle(), u"two.safetensors"_s);
+    // Opening an open file shows its tab instead of a second copy.
+    QVERIFY(window.openFiles({ m_dir.filePath(u"one.safetensors"_s) }));
+    QCOMPARE(window.documents()->count(), 2);
+    QCOMPARE(window.documents()->tabs()->currentIndex(), 0);
+    window.documents()->closeCurrentTab();
+    QCOMPARE(window.documents()->count(), 1);
+}
+
+void tst_MainWindow::sampleOpens()
+{
+    MainWindow window;
+    QVERIFY(window.openSample());
+    QCOMPARE(window.documents()->tabs()->tabText(0), u"sample.safetensors"_s);
+    CheckpointView *view = window.documents()->currentView();
+    QVERIFY(view);
+    QVERIFY(view->checkpoint()->valid());
+    QVERIFY(view->checkpoint()->tensors().size() > 10);
+}
+
+void tst_MainWindow::statusLineShowsValidity()
+{
+    const QString broken = m_dir.filePath(u"broken.safetensors"_s);
+    QVERIFY(test::writeBytes(broken.toStdString(),
+        test::rawFile(R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8)));
+    MainWindow window;
+    QVERIFY(window.openFiles({ write(u"valid.safetensors"_s, 1) }));
+    QCOMPARE(window.validityText(), u"valid"_s);
+    QVERIFY(window.summaryText().contains(u"tensors · "_s));
+    QVERIFY(window.summaryText().contains(u"BF16, F32, I64"_s));
+    QVERIFY(window.openFiles({ broken }));
+    QVERIFY2(window.validityText().startsWith(u"invalid: "_s), qPrintable(window.validityText()));
+    QCOMPARE(window.documents()->currentView()->currentPane(), CheckpointView::DiagnosticsTab);
+    window.documents()->tabs()->setCurrentIndex(0);
+    QCOMPARE(window.validityText(), u"valid"_s);
+}
+
+void tst_MainWindow::unreadablePathKeepsRunning()
+{
+    MainWindow window;
+    const QString missing = m_dir.filePath(u"missing.safetensors"_s);
+    QVERIFY(!window.openFiles({ missing, write(u"after.safetensors"_s, 1) }));
+    QCOMPARE(window.documents()->count(), 2); // the message tab and the file after it
+    QVERIFY(window.documents()->viewAt(1));
+    QVERIFY(!window.documents()->viewAt(0));
+    window.documents()->tabs()->setCurrentIndex(0);
+    QVERIFY(window.statusBar()->currentMessage().contains(missing));
+}
+
+void tst_MainWindow::dropOpensFiles()
+{
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QMimeData mime;
+    mime.setUrls({ QUrl::fromLocalFile(write(u"dropped.safetensors"_s, 1)) });
+    const QPoint pos = window.rect().center();
+    QDragEnterEvent enter(pos, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(pos, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&window, &drop);
+    QCOMPARE(window.documents()->count(), 1);
+    QCOMPARE(window.documents()->currentView()->title(), u"dropped.safetensors"_s);
+}
+
+void tst_MainWindow::recentFilesDropVanished()
+{
+    const QString kept = write(u"kept.safetensors"_s, 1);
+    const QString gone = write(u"gone.safetensors"_s, 1);
+    {
+        MainWindow window;
+        window.openFiles({ gone, kept });
+    }
+    QCOMPARE(QSettings().value(u"recentFiles"_s).toStringList(), (QStringList { kept, gone }));
+    QVERIFY(QFile::remove(gone));
+    QMenu menu;
+    RecentFiles recent(&menu);
+    QCOMPARE(recent.paths(), QStringList { kept });
+    for (int i = 0; i < 15; ++i) {
+        QFile file(m_dir.filePath(u"f%1.safetensors"_s.arg(i)));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        recent.add(file.fileName());
+    }
+    QCOMPARE(recent.paths().size(), RecentFiles::kMaxEntries);
+    QCOMPARE(recent.paths().first(), m_dir.filePath(u"f14.safetensors"_s));
+}
+
+void tst_MainWindow::geometryIsRestored()
+{
+    {
+        MainWindow window;
+        window.resize(900, 640);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.close();
+    }
+    MainWindow again;
+    QCOMPARE(again.size(), QSize(900, 640));
+}
+
+QTEST_MAIN(tst_MainWindow)
+#include "tst_mainwindow.moc"

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+class QLabel;
+class QLineEdit;
+
+namespace stb {
+
+class HexView;
+class SafetensorsFile;
+struct TensorInfo;
+
+// The hex pane: a HexView under a "Go to offset" field, over a line describing the cursor's
+// byte. Ctrl+G (while the pane has focus; the main window may bind it globally through
+// focusGoToOffset) puts the caret in the field.
+class HexPane : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit HexPane(QWidget *parent = nullptr);
+
+    HexView *view() const { return m_view; }
+
+    void setFile(std::shared_ptr<const SafetensorsFile> file);
+    // Tints the tensor and opens the view at its first byte (nullptr: clears the tint only).
+    void setTensor(const TensorInfo *tensor);
+    void goToOffset(quint64 offset);
+    void setStale(bool stale);
+    void focusGoToOffset();
+
+    // Accepts "1234", "0x4D2", "0X4d2", with spaces, '_' or ',' between digits; nullopt for
+    // anything else or a value beyond 64 bits.
+    static std::optional<quint64> parseOffset(QStringView text);
+
+private:
+    void goToTypedOffset();
+    void showProblem(const QString &text);
+
+    HexView *m_view;
+    QLineEdit *m_goTo;
+    QLabel *m_status;
+};
+
+} // namespace stb

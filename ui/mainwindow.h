@@ -1,0 +1,44 @@
+#pragma once
+
+#include <QMainWindow>
+
+class QLabel;
+
+namespace stb {
+
+class DocumentArea;
+class RecentFiles;
+
+// The window: menus, the document tabs, and a status line with the current checkpoint's totals
+// and validity. Everything about a checkpoint lives in its CheckpointView.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens each path in its own tab; false if any could not be opened (each says why in its tab).
+    bool openFiles(const QStringList &paths);
+    bool openSample();
+    DocumentArea *documents() const { return m_documents; }
+    QString summaryText() const;
+    QString validityText() const;
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    void createMenus();
+    void openDialog();
+    void updateStatus();
+    void showAbout();
+
+    DocumentArea *m_documents;
+    RecentFiles *m_recent = nullptr;
+    QLabel *m_summary;
+    QLabel *m_validity;
+};
+
+} // namespace stb

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <QString>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stb {
+
+// Text at the Qt boundary: core speaks UTF-8 std::string and 64-bit integers, widgets speak
+// QString in the user's locale. One place so that every pane prints numbers the same way.
+
+inline QString toQString(std::string_view text)
+{
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+// "1,234,567" with the locale's group separators; never truncated to int.
+QString countText(std::uint64_t value);
+// "1.5 MiB" (IEC units), with the exact byte count for small values.
+QString sizeText(std::uint64_t bytes);
+// "0x1A2B (6,699)": an offset as a hex editor shows it, with its decimal.
+QString offsetText(std::uint64_t offset);
+// "1 tensor", "1,024 tensors": English nouns until the program is translated.
+QString countNoun(std::uint64_t count, const QString &singular, const QString &plural);
+// "[4096, 4096]"
+QString shapeText(const std::vector<std::uint64_t> &shape);
+
+} // namespace stb
