@@ -63,6 +63,20 @@ std::span<const std::byte> MappedFile::slice(std::uint64_t offset, std::uint64_t
     return {m_data + offset, static_cast<std::size_t>(length < available ? length : available)};
 }
 
+std::size_t MappedFile::read(std::uint64_t offset, std::span<std::byte> out) const
+{
+    std::size_t done = 0;
+    while (done < out.size() && m_fd >= 0) {
+        const ssize_t n = ::pread(m_fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += static_cast<std::size_t>(n);
+    }
+    return done;
+}
+
 std::int64_t MappedFile::currentSizeOnDisk() const
 {
     struct stat st;

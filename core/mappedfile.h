@@ -28,6 +28,11 @@ public:
     std::span<const std::byte> bytes() const { return {m_data, static_cast<std::size_t>(m_size)}; }
     // The bytes [offset, offset+length) clipped to the file: empty when offset is past the end.
     std::span<const std::byte> slice(std::uint64_t offset, std::uint64_t length) const;
+    // Copies bytes [offset, offset + out.size()) with pread, not through the mapping: a viewer
+    // reading a few rows here and there then maps no pages (kernels map whole large folios on
+    // a fault, so touching one byte per megabyte would make every page resident), and a file
+    // truncated under us gives a short count instead of SIGBUS. Returns the bytes copied.
+    std::size_t read(std::uint64_t offset, std::span<std::byte> out) const;
     // The file's size on disk now (differs from size() after a change); -1 when it vanished.
     std::int64_t currentSizeOnDisk() const;
     // Tells the kernel the bytes will be read in order (read-ahead), or only here and there.

@@ -1,6 +1,5 @@
 #include "ui/bytedescription.h"
 
-#include "core/busguard.h"
 #include "core/safetensorsfile.h"
 #include "ui/qtformat.h"
 
@@ -55,8 +54,9 @@ std::optional<QString> elementValueText(
     std::array<std::byte, 8> buffer {};
     if (groupBytes > buffer.size() || group >= bytes.size() / groupBytes)
         return std::nullopt;
-    const auto source = bytes.subspan(static_cast<std::size_t>(group * groupBytes), groupBytes);
-    if (!guardedCopy(std::span(buffer).first(groupBytes), source)) {
+    // pread rather than the mapping: see MappedFile::read.
+    const std::uint64_t at = file.header().fileOffset(tensor) + group * groupBytes;
+    if (file.mapping().read(at, std::span(buffer).first(groupBytes)) != groupBytes) {
         if (unreadable)
             *unreadable = true;
         return std::nullopt;

@@ -1,6 +1,5 @@
 #include "ui/hexview.h"
 
-#include "core/busguard.h"
 #include "core/safetensorsfile.h"
 #include "ui/bytedescription.h"
 #include "ui/hexrowpainter.h"
@@ -421,8 +420,9 @@ void HexView::paintEvent(QPaintEvent *)
     const quint64 begin = hg::offsetOfRow(firstRow);
     const auto length = std::min<quint64>(fileSize() - begin, quint64(rows) * hg::kBytesPerRow);
     m_rowBytes.resize(std::size_t(length));
-    const auto source = m_file->mapping().slice(begin, length);
-    if (m_readFailed || source.size() != length || !guardedCopy(m_rowBytes, source)) {
+    // pread, not the mapping: see MappedFile::read (resident memory stays flat while scrolling).
+    if (m_readFailed || begin + length > m_file->mapping().size()
+        || m_file->mapping().read(begin, m_rowBytes) != length) {
         markUnreadable();
         return paintNotice(painter,
             tr("The file's bytes can no longer be read: it was truncated or removed while "
