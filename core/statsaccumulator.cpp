@@ -65,7 +65,9 @@ void StatsAccumulator::merge(const StatsAccumulator &o)
         const std::uint64_t total = m_finite + o.m_finite;
         const double delta = o.m_mean - m_mean;
         m_mean += delta * static_cast<double>(o.m_finite) / static_cast<double>(total);
-        m_m2 += o.m_m2 + delta * delta * static_cast<double>(m_finite) * static_cast<double>(o.m_finite) / static_cast<double>(total);
+        m_m2 += o.m_m2
+            + delta * delta * static_cast<double>(m_finite) * static_cast<double>(o.m_finite)
+                / static_cast<double>(total);
         addSum(o.m_sum);
         addSum(o.m_compensation);
         m_finite = total;
@@ -88,8 +90,9 @@ TensorStats StatsAccumulator::stats() const
         s.max = m_max;
         s.absMax = m_absMax;
         s.mean = (m_sum + m_compensation) / static_cast<double>(m_finite);
-        // Never below the data's range through rounding.
-        s.mean = std::clamp(s.mean, m_min, m_max);
+        // Never outside the data's range through rounding (when the extremes were given).
+        if (m_min <= m_max)
+            s.mean = std::clamp(s.mean, m_min, m_max);
         s.std = std::sqrt(m_m2 / static_cast<double>(m_finite));
     }
     return s;

@@ -26,6 +26,11 @@ bool countsCodes(DType dtype);
 class CodeCounter {
 public:
     explicit CodeCounter(DType dtype);
+    // The tables come from and go back to a small pool of cleared tables: allocating and
+    // clearing 512 KiB per tensor cost more than counting a typical BF16 tensor.
+    ~CodeCounter();
+    CodeCounter(CodeCounter &&other) noexcept;
+    CodeCounter &operator=(CodeCounter &&) = delete;
     void add(const std::byte *data, std::uint64_t first, std::uint64_t n);
     void flushInto(std::vector<std::uint64_t> &totals);
     // The 32-bit tables must be flushed before they could overflow.
@@ -36,21 +41,24 @@ private:
     unsigned m_bits;
     std::vector<std::uint32_t> m_tables; // two interleaved tables break store-to-load chains
     std::uint64_t m_pending = 0;
+    bool m_dirty = false; // counts not flushed (a chunk abandoned midway leaves them so)
 };
 
 // Pass 1 for the other dtypes (32/64-bit and C64): counts and moments of elements [first, first+n).
-void scanValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc);
+void scanValues(
+    DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc);
 
 // Pass 2: histogram bins (edges precomputed) and outliers, for elements [first, first+n).
 struct BinPlan {
     double lo = 0, hi = 0, scale = 0;
-    std::vector<double> edges; // bins + 1
+    double unit = 1; // values are binned as value * unit (a power of two: see makeBinPlan)
+    std::vector<double> edges; // bins + 1, in units of `unit`
     double mean = 0, outlierDistance = INFINITY;
 };
 BinPlan makeBinPlan(double lo, double hi, unsigned bins, double mean, double std);
 int binIndex(const BinPlan &plan, double value); // -1 outside [lo, hi]
 void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
-               std::uint64_t *bins, std::uint64_t &outliers);
+    std::uint64_t *bins, std::uint64_t &outliers);
 
 // The value statistics use for an element (C64: its magnitude).
 double statValue(DType dtype, const std::byte *data, std::uint64_t index);

@@ -22,8 +22,7 @@ struct Worker {
     explicit Worker(DType dtype, bool counted, unsigned bins)
         : counter(counted ? std::optional<kernels::CodeCounter>(dtype) : std::nullopt)
         , binCounts(bins, 0)
-    {
-    }
+    { }
     std::optional<kernels::CodeCounter> counter;
     std::vector<std::uint64_t> codeTotals;
     StatsAccumulator acc;
@@ -45,7 +44,7 @@ void runChunk(void *context)
     auto &job = *static_cast<ChunkJob *>(context);
     if (job.plan) {
         kernels::binValues(job.dtype, job.data, job.first, job.n, *job.plan, job.worker->binCounts.data(),
-                           job.worker->outliers);
+            job.worker->outliers);
         return;
     }
     if (job.worker->counter)
@@ -56,14 +55,15 @@ void runChunk(void *context)
 }
 
 // Runs `pass` over every chunk on the workers; false when cancelled or a chunk faulted.
-bool runPass(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements, std::vector<Worker> &workers,
-             const kernels::BinPlan *plan, std::vector<std::uint64_t> &digests, const std::atomic<bool> *cancel,
-             const ProgressFn &progress, std::uint64_t progressBase, std::uint64_t progressTotal)
+bool runPass(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
+    std::vector<Worker> &workers, const kernels::BinPlan *plan, std::vector<std::uint64_t> &digests,
+    const std::atomic<bool> *cancel, const ProgressFn &progress, std::uint64_t progressBase,
+    std::uint64_t progressTotal)
 {
     const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
     const unsigned bits = dtypeBits(dtype);
-    std::atomic<std::uint64_t> next{0};
-    std::atomic<bool> failed{false};
+    std::atomic<std::uint64_t> next { 0 };
+    std::atomic<bool> failed { false };
     std::mutex progressMutex;
     std::uint64_t done = 0;
     auto work = [&](Worker &worker) {
@@ -77,8 +77,8 @@ bool runPass(DType dtype, std::span<const std::byte> bytes, std::uint64_t elemen
                 return;
             const std::uint64_t first = c * kChunkElements;
             const std::uint64_t n = std::min(kChunkElements, elements - first);
-            ChunkJob job{dtype, bytes.data(), first, n, first * bits / 8, (first + n) * bits / 8, &worker, plan,
-                         &digests[c]};
+            ChunkJob job { dtype, bytes.data(), first, n, first * bits / 8, (first + n) * bits / 8, &worker,
+                plan, &digests[c] };
             if (!runGuarded(runChunk, &job)) {
                 failed = true;
                 return;
@@ -124,7 +124,7 @@ TensorAnalysis fromCodeCounts(DType dtype, const std::vector<std::uint64_t> &cou
     const TensorStats &s = result.stats;
     if (s.finite && s.min < s.max) {
         const auto plan = kernels::makeBinPlan(s.min, s.max, bins, s.mean, s.std);
-        result.histogram = {s.min, s.max, std::vector<std::uint64_t>(bins, 0)};
+        result.histogram = { s.min, s.max, std::vector<std::uint64_t>(bins, 0) };
         for (const auto &[v, k] : values)
             result.histogram.counts[static_cast<std::size_t>(kernels::binIndex(plan, v))] += k;
     }
@@ -137,9 +137,9 @@ TensorAnalysis fromCodeCounts(DType dtype, const std::vector<std::uint64_t> &cou
 
 } // namespace
 
-std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
-                                            const AnalysisOptions &options, const std::atomic<bool> *cancel,
-                                            const ProgressFn &progress)
+std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::byte> bytes,
+    std::uint64_t elements, const AnalysisOptions &options, const std::atomic<bool> *cancel,
+    const ProgressFn &progress)
 {
     const unsigned bins = std::max(1u, options.bins);
     const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
@@ -158,14 +158,14 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
 
     TensorAnalysis result;
     if (counted) {
-        std::vector<std::uint64_t> codes;
-        for (auto &w : workers)
-            w.counter->flushInto(w.codeTotals);
-        codes = std::move(workers[0].codeTotals);
-        codes.resize(std::size_t(1) << dtypeBits(dtype), 0);
-        for (std::size_t w = 1; w < workers.size(); ++w) {
-            for (std::size_t c = 0; c < workers[w].codeTotals.size(); ++c)
-                codes[c] += workers[w].codeTotals[c];
+        // One totals buffer per calling thread, cleared after use: a fresh 512 KiB for every
+        // small tensor costs more than counting it.
+        thread_local std::vector<std::uint64_t> codes;
+        codes.assign(std::size_t(1) << dtypeBits(dtype), 0);
+        for (auto &w : workers) {
+            w.counter->flushInto(codes);
+            for (std::size_t c = 0; c < w.codeTotals.size(); ++c)
+                codes[c] += w.codeTotals[c];
         }
         result = fromCodeCounts(dtype, codes, bins);
     } else {
@@ -176,12 +176,14 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
         const TensorStats &s = result.stats;
         const bool wantHistogram = s.finite && s.min < s.max;
         if (wantHistogram || (s.finite && s.std > 0)) {
-            const auto plan = kernels::makeBinPlan(wantHistogram ? s.min : 0, wantHistogram ? s.max : 1, bins, s.mean, s.std);
+            const auto plan = kernels::makeBinPlan(
+                wantHistogram ? s.min : 0, wantHistogram ? s.max : 1, bins, s.mean, s.std);
             std::vector<std::uint64_t> unused(chunks);
-            if (!runPass(dtype, bytes, elements, workers, &plan, unused, cancel, progress, bytes.size(), total))
+            if (!runPass(
+                    dtype, bytes, elements, workers, &plan, unused, cancel, progress, bytes.size(), total))
                 return std::nullopt;
             if (wantHistogram) {
-                result.histogram = {s.min, s.max, std::vector<std::uint64_t>(bins, 0)};
+                result.histogram = { s.min, s.max, std::vector<std::uint64_t>(bins, 0) };
                 for (const auto &w : workers) {
                     for (unsigned b = 0; b < bins; ++b)
                         result.histogram.counts[b] += w.binCounts[b];
@@ -192,8 +194,9 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
         }
     }
     result.stats.count = elements;
-    const XXH128_hash_t digest = XXH3_128bits_withSeed(digests.data(), digests.size() * sizeof(std::uint64_t), bytes.size());
-    result.digest = {digest.high64, digest.low64};
+    const XXH128_hash_t digest
+        = XXH3_128bits_withSeed(digests.data(), digests.size() * sizeof(std::uint64_t), bytes.size());
+    result.digest = { digest.high64, digest.low64 };
     return result;
 }
 

@@ -1,0 +1,290 @@
+// Audit benchmark: a ~2 GiB checkpoint of ~1,000 normally distributed BF16 and F32 tensors,
+// measured in one run with a warm page cache: the audit's throughput, the raw sequential read
+// bandwidth over the same mapping (a plain sum of 64-bit words, 1 thread and all threads), the
+// same statistics scripted in numpy over a memory map, and the audit's anonymous memory.
+//   bench_audit FOLDER
+#include "benchutil.h"
+
+#include "core/audit.h"
+#include "core/checkpoint.h"
+#include "core/tensoranalyzer.h"
+#include "core/writer.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <thread>
+
+using namespace stb;
+using stb::bench::capture;
+using stb::bench::medianMs;
+
+namespace {
+
+constexpr int kLayers = 100;
+constexpr std::uint64_t kHidden = 768, kIntermediate = 2048, kVocab = 32000;
+
+// A decoder-only transformer's tensors, 10 per layer; even layers BF16, odd layers F32, so half
+// the tensors are of each dtype (and two thirds of the bytes F32).
+std::vector<TensorSpec> modelSpecs()
+{
+    std::vector<TensorSpec> specs;
+    specs.push_back({ "model.embed_tokens.weight", DType::BF16, { kVocab, kHidden } });
+    for (int l = 0; l < kLayers; ++l) {
+        const DType dtype = l % 2 ? DType::F32 : DType::BF16;
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        for (const char *m : { "q_proj", "k_proj", "v_proj", "o_proj" })
+            specs.push_back({ p + "self_attn." + m + ".weight", dtype, { kHidden, kHidden } });
+        specs.push_back({ p + "self_attn.q_proj.bias", dtype, { kHidden } });
+        specs.push_back({ p + "mlp.gate_proj.weight", dtype, { kIntermediate, kHidden } });
+        specs.push_back({ p + "mlp.up_proj.weight", dtype, { kIntermediate, kHidden } });
+        specs.push_back({ p + "mlp.down_proj.weight", dtype, { kHidden, kIntermediate } });
+        specs.push_back({ p + "input_layernorm.weight", dtype, { kHidden } });
+        specs.push_back({ p + "post_attention_layernorm.weight", dtype, { kHidden } });
+    }
+    specs.push_back({ "model.norm.weight", DType::F32, { kHidden } });
+    specs.push_back({ "lm_head.weight", DType::F32, { kVocab, kHidden } });
+    return specs;
+}
+
+// Normal values from a table (std::normal_distribution costs ~15 ns a value; 700 M values
+// would take longer than everything measured), picked by a per-tensor xorshift stream so that
+// no two tensors share bytes.
+void fillNormal(const TensorSpec &spec, std::size_t index, std::span<std::byte> out)
+{
+    static const std::vector<float> table = [] {
+        std::vector<float> t(1 << 20);
+        std::mt19937 rng(42);
+        std::normal_distribution<float> normal(0.0f, 0.02f);
+        for (auto &v : t)
+            v = normal(rng);
+        return t;
+    }();
+    std::uint64_t state = 0x9E3779B97F4A7C15ull * (index + 1);
+    auto next = [&] {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        return state;
+    };
+    const float offset = spec.name.find("norm") != std::string::npos ? 1.0f : 0.0f; // norm weights: 1 + noise
+    if (spec.dtype == DType::F32) {
+        auto *p = reinterpret_cast<float *>(out.data());
+        for (std::size_t i = 0; i < out.size() / 4; ++i)
+            p[i] = offset + table[next() & 0xFFFFF];
+    } else {
+        auto *p = reinterpret_cast<std::uint16_t *>(out.data());
+        for (std::size_t i = 0; i < out.size() / 2; ++i) {
+            const float v = offset + table[next() & 0xFFFFF];
+            std::uint32_t bits;
+            std::memcpy(&bits, &v, 4);
+            p[i] = static_cast<std::uint16_t>(
+                (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16); // round to nearest even
+        }
+    }
+}
+
+// Sum of 64-bit words over [begin, end): what any reader of the bytes must at least do.
+std::uint64_t sumWords(const std::byte *data, std::size_t words)
+{
+    const auto *p = reinterpret_cast<const std::uint64_t *>(data);
+    std::uint64_t a = 0, b = 0, c = 0, d = 0;
+    std::size_t i = 0;
+    for (; i + 4 <= words; i += 4)
+        a += p[i], b += p[i + 1], c += p[i + 2], d += p[i + 3];
+    for (; i < words; ++i)
+        a += p[i];
+    return a + b + c + d;
+}
+
+std::uint64_t parallelSum(std::span<const std::byte> bytes, unsigned threads)
+{
+    const std::size_t words = bytes.size() / 8;
+    std::vector<std::uint64_t> sums(threads, 0);
+    std::vector<std::thread> pool;
+    const std::size_t share = (words + threads - 1) / threads;
+    for (unsigned t = 0; t < threads; ++t) {
+        const std::size_t begin = std::min(words, t * share), end = std::min(words, begin + share);
+        pool.emplace_back([&, t, begin, end] { sums[t] = sumWords(bytes.data() + begin * 8, end - begin); });
+    }
+    for (auto &t : pool)
+        t.join();
+    std::uint64_t total = 0;
+    for (auto s : sums)
+        total += s;
+    return total;
+}
+
+// Anonymous resident memory (VmRSS minus file-backed pages) in kB, from /proc/self/status.
+long anonymousKb()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    long anon = 0, shmem = 0;
+    while (std::getline(status, line)) {
+        if (line.rfind("RssAnon:", 0) == 0)
+            anon = std::stol(line.substr(8));
+        else if (line.rfind("RssShmem:", 0) == 0)
+            shmem = std::stol(line.substr(9));
+    }
+    return anon + shmem;
+}
+
+const char *const kNumpyScript = R"PY(
+import json, sys, time
+import numpy as np
+path = sys.argv[1]
+with open(path, 'rb') as f:
+    n = int.from_bytes(f.read(8), 'little')
+    header = json.loads(f.read(n))
+header.pop('__metadata__', None)
+mm = np.memmap(path, dtype=np.uint8, mode='r')
+start = 8 + n
+t0 = time.perf_counter()
+results = {}
+for name, t in header.items():
+    b, e = t['data_offsets']
+    raw = mm[start + b:start + e]
+    if t['dtype'] == 'BF16':
+        a = (raw.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    else:
+        a = raw.view(np.float32)
+    nan = int(np.isnan(a).sum())
+    pinf = int(np.isposinf(a).sum())
+    ninf = int(np.isneginf(a).sum())
+    zeros = int((a == 0).sum())
+    f = a[np.isfinite(a)]
+    if f.size:
+        mn, mx = float(f.min()), float(f.max())
+        mean = float(f.mean(dtype=np.float64))
+        std = float(f.std(dtype=np.float64))
+        absmax = float(np.abs(f).max())
+        hist, edges = np.histogram(f, bins=10)
+        outliers = int((np.abs(f - mean) > 6 * std).sum()) if std > 0 else 0
+    results[name] = (nan, pinf, ninf, zeros, mean, std)
+print(time.perf_counter() - t0)
+)PY";
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: bench_audit FOLDER\n");
+        return 2;
+    }
+    const std::string folder = argv[1];
+    const std::string path = folder + "/bench-audit.safetensors";
+    const auto specs = modelSpecs();
+
+    std::string error;
+    auto checkpoint = Checkpoint::open(path, error);
+    if (!checkpoint || !checkpoint->valid() || checkpoint->tensors().size() != specs.size()) {
+        std::printf("writing %s ...\n", path.c_str());
+        std::fflush(stdout);
+        if (!writeFile(
+                path, specs, { { "format", "pt" } },
+                [&](std::size_t i, std::span<std::byte> out) { fillNormal(specs[i], i, out); }, error)) {
+            std::fprintf(stderr, "%s\n", error.c_str());
+            return 1;
+        }
+        checkpoint = Checkpoint::open(path, error);
+        if (!checkpoint || !checkpoint->valid()) {
+            std::fprintf(stderr, "the benchmark file did not validate: %s\n", error.c_str());
+            return 1;
+        }
+    }
+    const MappedFile &mapping = checkpoint->shards()[0]->mapping();
+    const auto bytes = mapping.bytes();
+    const double gb = static_cast<double>(bytes.size()) / 1e9;
+    std::uint64_t bf16Bytes = 0, f32Bytes = 0;
+    std::size_t bf16Count = 0, f32Count = 0;
+    for (const auto &t : checkpoint->tensors()) {
+        (t.info->dtype == DType::BF16 ? bf16Bytes : f32Bytes) += t.info->byteLength();
+        ++(t.info->dtype == DType::BF16 ? bf16Count : f32Count);
+    }
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    std::printf(
+        "file: %s, %.2f GB (%.2f GiB), %zu tensors (%zu BF16 = %.2f GB, %zu F32 = %.2f GB), %u threads\n",
+        path.c_str(), gb, bytes.size() / double(1ull << 30), checkpoint->tensors().size(), bf16Count,
+        bf16Bytes / 1e9, f32Count, f32Bytes / 1e9, cores);
+
+    // Warm the page cache (and check the bytes are all there), then the raw bandwidth.
+    volatile std::uint64_t sink = parallelSum(bytes, cores);
+    const double raw1Ms = medianMs(3, [&] { sink = parallelSum(bytes, 1); });
+    const double rawAllMs = medianMs(3, [&] { sink = parallelSum(bytes, cores); });
+    (void)sink;
+
+    // The audit, with a sampler of anonymous memory beside it.
+    const long anonBefore = anonymousKb();
+    std::atomic<bool> sampling { true };
+    std::atomic<long> anonPeak { anonBefore };
+    std::thread sampler([&] {
+        while (sampling) {
+            anonPeak = std::max(anonPeak.load(), anonymousKb());
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    });
+    std::optional<AuditResult> audit;
+    const double auditMs = medianMs(3, [&] { audit = auditCheckpoint(*checkpoint, {}); });
+    sampling = false;
+    sampler.join();
+    if (!audit) {
+        std::fprintf(stderr, "the audit failed\n");
+        return 1;
+    }
+    const double auditOneMs = medianMs(1, [&] {
+        AnalysisOptions one;
+        one.threads = 1;
+        audit = auditCheckpoint(*checkpoint, one);
+    });
+
+    // Per dtype, each tensor with all threads in turn: where the time goes.
+    double dtypeMs[2] = { 0, 0 };
+    for (const auto &t : checkpoint->tensors()) {
+        const auto tensorBytes = checkpoint->fileOf(t)->tensorBytes(*t.info);
+        dtypeMs[t.info->dtype == DType::BF16 ? 0 : 1] += medianMs(
+            1, [&] { (void)analyzeTensor(t.info->dtype, tensorBytes, *t.info->elementCount(), {}); });
+    }
+
+    // numpy over a memory map, as a user would script it (Debian's python3-numpy).
+    const std::string scriptPath = folder + "/bench_audit_numpy.py";
+    std::ofstream(scriptPath) << kNumpyScript;
+    const std::string numpyOut = capture(
+        "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 " + scriptPath + " " + path + " 2>&1");
+    double numpyMs = 0;
+    try {
+        numpyMs = std::stod(numpyOut) * 1000;
+    } catch (...) {
+        std::fprintf(stderr, "numpy failed: %s\n", numpyOut.c_str());
+    }
+
+    auto rate = [&](double ms, double g = 0) { return (g ? g : gb) / (ms / 1000); };
+    std::printf("raw read, sum of uint64, 1 thread:        %8.0f ms  %6.2f GB/s\n", raw1Ms, rate(raw1Ms));
+    std::printf(
+        "raw read, sum of uint64, %u threads:       %8.0f ms  %6.2f GB/s\n", cores, rawAllMs, rate(rawAllMs));
+    std::printf(
+        "audit, %u threads (median of 3):           %8.0f ms  %6.2f GB/s\n", cores, auditMs, rate(auditMs));
+    std::printf(
+        "audit, 1 thread:                          %8.0f ms  %6.2f GB/s\n", auditOneMs, rate(auditOneMs));
+    std::printf("  BF16 tensors alone (all threads):       %8.0f ms  %6.2f GB/s\n", dtypeMs[0],
+        rate(dtypeMs[0], bf16Bytes / 1e9));
+    std::printf("  F32 tensors alone (all threads):        %8.0f ms  %6.2f GB/s\n", dtypeMs[1],
+        rate(dtypeMs[1], f32Bytes / 1e9));
+    if (numpyMs > 0)
+        std::printf(
+            "numpy over np.memmap (same statistics):   %8.0f ms  %6.2f GB/s\n", numpyMs, rate(numpyMs));
+    std::printf(
+        "anonymous memory (VmRSS - RssFile): %.1f MB before, %.1f MB peak during the audit (+%.1f MB)\n",
+        anonBefore / 1024.0, anonPeak / 1024.0, (anonPeak - anonBefore) / 1024.0);
+    std::printf("summary: %s\n", audit->summary.text().c_str());
+    if (numpyMs > 0)
+        std::printf("ratio audit vs numpy:          %6.1fx  (target >= 30x): %s\n", numpyMs / auditMs,
+            numpyMs / auditMs >= 30 ? "met" : "MISSED");
+    std::printf("ratio audit vs raw bandwidth:  %6.2f   (target >= 0.5): %s\n", rawAllMs / auditMs,
+        rawAllMs / auditMs >= 0.5 ? "met" : "MISSED");
+    std::printf("memory beyond the mapping:     %6.1f MB (target < 100 MB): %s\n",
+        (anonPeak - anonBefore) / 1024.0, (anonPeak - anonBefore) / 1024.0 < 100 ? "met" : "MISSED");
+    return 0;
+}

@@ -1,0 +1,626 @@
+// The whole-checkpoint audit: a checkpoint with planted anomalies where each flag must fire on
+// exactly the right tensor and nowhere else, duplicates by name order, the summary, sharded
+// checkpoints, the JSON report, and `safetensors-inspect audit` as a process.
+#include "core/audit.h"
+#include "core/auditreport.h"
+#include "core/checkpoint.h"
+#include "core/writer.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+
+using namespace Qt::StringLiterals;
+using namespace stb;
+
+namespace {
+
+constexpr float kNaNf = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInff = std::numeric_limits<float>::infinity();
+
+// One planted tensor: its bytes, and what the audit must say about it.
+struct Planted {
+    TensorSpec spec;
+    std::vector<std::byte> bytes;
+    QStringList flags;
+    QString duplicateOf;
+};
+
+template<typename T> std::vector<std::byte> bytesOf(const std::vector<T> &values)
+{
+    std::vector<std::byte> out(values.size() * sizeof(T));
+    std::memcpy(out.data(), values.data(), out.size());
+    return out;
+}
+
+std::uint16_t bf16(float value)
+{
+    return static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(value) >> 16);
+}
+
+// IEEE half from a float that half holds exactly (the values used here: ±0.5 steps, NaN, Inf).
+std::uint16_t f16(float value)
+{
+    if (std::isnan(value))
+        return 0x7E00;
+    if (std::isinf(value))
+        return value > 0 ? 0x7C00 : 0xFC00;
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
+    const std::uint32_t sign = (bits >> 16) & 0x8000;
+    if (value == 0)
+        return static_cast<std::uint16_t>(sign);
+    const int exponent = static_cast<int>((bits >> 23) & 0xFF) - 127 + 15;
+    return static_cast<std::uint16_t>(
+        sign | static_cast<std::uint32_t>(exponent) << 10 | ((bits >> 13) & 0x3FF));
+}
+
+// Uniform values in [-1, 1]: never 6 standard deviations (0.58) from their mean.
+std::vector<float> uniform(std::size_t n, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> values(n);
+    for (auto &v : values)
+        v = dist(rng);
+    return values;
+}
+
+std::vector<std::uint16_t> toBf16(const std::vector<float> &values)
+{
+    std::vector<std::uint16_t> out;
+    for (float v : values)
+        out.push_back(bf16(v));
+    return out;
+}
+
+// Halves in [-1, 1] on a grid of 1/8, so f16() holds them exactly.
+std::vector<std::uint16_t> halfGrid(std::size_t n, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::vector<std::uint16_t> out;
+    for (std::size_t i = 0; i < n; ++i)
+        out.push_back(f16(static_cast<float>(static_cast<int>(rng() % 17) - 8) / 8.0f));
+    return out;
+}
+
+std::vector<Planted> plantedTensors()
+{
+    std::vector<Planted> t;
+    auto add = [&](std::string name, DType dtype, std::vector<std::uint64_t> shape,
+                   std::vector<std::byte> bytes, QStringList flags = {}, QString duplicateOf = {}) {
+        t.push_back({ { std::move(name), dtype, std::move(shape) }, std::move(bytes), std::move(flags),
+            std::move(duplicateOf) });
+    };
+    add("clean.bf16", DType::BF16, { 32, 16 }, bytesOf(toBf16(uniform(512, 1))));
+    add("clean.f32", DType::F32, { 1000 }, bytesOf(uniform(1000, 2)));
+    std::vector<std::int64_t> positions(64);
+    for (std::size_t i = 0; i < positions.size(); ++i)
+        positions[i] = static_cast<std::int64_t>(i);
+    add("clean.i64", DType::I64, { 1, 64 }, bytesOf(positions));
+
+    auto withNan = toBf16(uniform(64, 3));
+    withNan[5] = withNan[60] = 0x7FC0;
+    add("has.nan", DType::BF16, { 8, 8 }, bytesOf(withNan), { u"nan"_s });
+    auto withInf = uniform(100, 4);
+    withInf[10] = kInff;
+    add("has.inf", DType::F32, { 100 }, bytesOf(withInf), { u"inf"_s });
+    auto both = halfGrid(50, 5);
+    both[0] = f16(kNaNf);
+    both[49] = f16(-kInff);
+    add("has.nan_and_inf", DType::F16, { 50 }, bytesOf(both), { u"nan"_s, u"inf"_s });
+
+    std::vector<float> zeros(32, 0.0f);
+    zeros[3] = zeros[17] = -0.0f;
+    add("zeros", DType::F32, { 4, 8 }, bytesOf(zeros), { u"all_zero"_s });
+    add("constant", DType::F16, { 128 }, bytesOf(std::vector<std::uint16_t>(128, f16(0.5f))),
+        { u"constant"_s });
+    auto spiky = uniform(1003, 6);
+    spiky[100] = spiky[500] = 1000.0f;
+    spiky[900] = -1000.0f;
+    add("outliers", DType::F32, { 1003 }, bytesOf(spiky), { u"outlier:3"_s });
+
+    const auto original
+        = bytesOf(std::vector<std::int32_t> { 3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3 });
+    add("dup.a", DType::I32, { 16 }, original);
+    add("dup.b", DType::I32, { 4, 4 }, original, { u"duplicate"_s }, u"dup.a"_s);
+    auto almost = original;
+    almost[63] ^= std::byte { 1 };
+    add("near.a", DType::I32, { 16 }, almost);
+    std::vector<std::uint8_t> ramp(256);
+    for (std::size_t i = 0; i < ramp.size(); ++i)
+        ramp[i] = static_cast<std::uint8_t>(i);
+    // Name order: tri.x < tri.y < tri.z; both later ones point at the first.
+    add("tri.y", DType::U8, { 256 }, bytesOf(ramp), { u"duplicate"_s }, u"tri.x"_s);
+    add("tri.x", DType::U8, { 256 }, bytesOf(ramp));
+    add("tri.z", DType::U8, { 16, 16 }, bytesOf(ramp), { u"duplicate"_s }, u"tri.x"_s);
+
+    add("scalar", DType::F32, {}, bytesOf(std::vector<float> { 3.0f }));
+    add("empty.a", DType::F32, { 0 }, {});
+    add("empty.b", DType::F32, { 0, 4 }, {});
+    return t;
+}
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run inspect(const QStringList &arguments)
+{
+    QProcess process;
+    process.start(QStringLiteral(STB_INSPECT_PATH), arguments);
+    if (!process.waitForFinished(120000))
+        return {};
+    return { process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError() };
+}
+
+QStringList toStringList(const std::vector<std::string> &flags)
+{
+    QStringList out;
+    for (const auto &f : flags)
+        out << QString::fromStdString(f);
+    return out;
+}
+
+} // namespace
+
+class tst_Audit : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void flags_data();
+    void flags();
+    void everyTensorAudited();
+    void sameWithAnyThreads();
+    void summary();
+    void summaryText_data();
+    void summaryText();
+    void cancelAndProgress();
+    void sharded();
+    void json();
+    void cli_data();
+    void cli();
+    void cliBins();
+
+private:
+    QString path(const QString &name) const { return m_dir.filePath(name); }
+    bool write(const QString &file, const std::vector<Planted> &tensors);
+    const AuditEntry *entry(const QString &name) const;
+
+    QTemporaryDir m_dir;
+    std::vector<Planted> m_planted;
+    QString m_plantedPath;
+    std::shared_ptr<const Checkpoint> m_checkpoint;
+    std::optional<AuditResult> m_audit;
+};
+
+bool tst_Audit::write(const QString &file, const std::vector<Planted> &tensors)
+{
+    std::vector<TensorSpec> specs;
+    std::vector<std::vector<std::byte>> data;
+    for (const auto &t : tensors) {
+        specs.push_back(t.spec);
+        data.push_back(t.bytes);
+    }
+    std::string error;
+    const bool ok = writeFile(file.toStdString(), specs, data, { { "format", "pt" } }, error);
+    if (!ok)
+        qWarning("%s", error.c_str());
+    return ok;
+}
+
+const AuditEntry *tst_Audit::entry(const QString &name) const
+{
+    for (const auto &e : m_audit->entries) {
+        if (QString::fromStdString(m_checkpoint->tensors()[e.tensor].info->name) == name)
+            return &e;
+    }
+    return nullptr;
+}
+
+void tst_Audit::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    m_planted = plantedTensors();
+    m_plantedPath = path(u"planted.safetensors"_s);
+    QVERIFY(write(m_plantedPath, m_planted));
+    std::string error;
+    m_checkpoint = Checkpoint::open(m_plantedPath.toStdString(), error);
+    QVERIFY2(m_checkpoint && m_checkpoint->valid(), error.c_str());
+    AnalysisOptions options;
+    options.threads = 2;
+    m_audit = auditCheckpoint(*m_checkpoint, options);
+    QVERIFY(m_audit);
+}
+
+void tst_Audit::flags_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QStringList>("flags");
+    QTest::addColumn<QString>("duplicateOf");
+    for (const auto &t : plantedTensors())
+        QTest::newRow(t.spec.name.c_str()) << QString::fromStdString(t.spec.name) << t.flags << t.duplicateOf;
+}
+
+void tst_Audit::flags()
+{
+    QFETCH(QString, name);
+    QFETCH(QStringList, flags);
+    QFETCH(QString, duplicateOf);
+    const AuditEntry *e = entry(name);
+    QVERIFY(e);
+    QVERIFY(e->readable);
+    QCOMPARE(toStringList(e->flags), flags);
+    if (duplicateOf.isEmpty()) {
+        QCOMPARE(e->duplicateOf, std::ptrdiff_t(-1));
+    } else {
+        QVERIFY(e->duplicateOf >= 0);
+        const auto &original = m_audit->entries[static_cast<std::size_t>(e->duplicateOf)];
+        QCOMPARE(QString::fromStdString(m_checkpoint->tensors()[original.tensor].info->name), duplicateOf);
+        QCOMPARE(original.analysis.digest, e->analysis.digest);
+    }
+    // The statistics behind the flags, counted here from the planted bytes' design.
+    const TensorInfo &info = *m_checkpoint->tensors()[e->tensor].info;
+    QCOMPARE(e->analysis.stats.count, *info.elementCount());
+    if (name == u"has.nan"_s)
+        QCOMPARE(e->analysis.stats.nan, std::uint64_t(2));
+    if (name == u"has.nan_and_inf"_s) {
+        QCOMPARE(e->analysis.stats.nan, std::uint64_t(1));
+        QCOMPARE(e->analysis.stats.negInf, std::uint64_t(1));
+    }
+    if (name == u"zeros"_s)
+        QCOMPARE(e->analysis.stats.zeros, std::uint64_t(32));
+    if (name == u"outliers"_s)
+        QCOMPARE(e->analysis.outliers, std::uint64_t(3));
+}
+
+// Nothing audited twice or left out, in name order.
+void tst_Audit::everyTensorAudited()
+{
+    QStringList audited;
+    for (const auto &e : m_audit->entries)
+        audited << QString::fromStdString(m_checkpoint->tensors()[e.tensor].info->name);
+    QStringList planted;
+    for (const auto &t : m_planted)
+        planted << QString::fromStdString(t.spec.name);
+    planted.sort();
+    QCOMPARE(audited, planted);
+}
+
+void tst_Audit::sameWithAnyThreads()
+{
+    for (unsigned threads : { 1u, 3u }) {
+        AnalysisOptions options;
+        options.threads = threads;
+        const auto other = auditCheckpoint(*m_checkpoint, options);
+        QVERIFY(other);
+        QCOMPARE(other->entries.size(), m_audit->entries.size());
+        for (std::size_t i = 0; i < other->entries.size(); ++i) {
+            QCOMPARE(other->entries[i].tensor, m_audit->entries[i].tensor);
+            QCOMPARE(other->entries[i].flags, m_audit->entries[i].flags);
+            QCOMPARE(other->entries[i].duplicateOf, m_audit->entries[i].duplicateOf);
+            QCOMPARE(other->entries[i].analysis.digest, m_audit->entries[i].analysis.digest);
+            QCOMPARE(
+                other->entries[i].analysis.histogram.counts, m_audit->entries[i].analysis.histogram.counts);
+        }
+    }
+}
+
+void tst_Audit::summary()
+{
+    const AuditSummary &s = m_audit->summary;
+    QCOMPARE(s.tensors, m_planted.size());
+    std::uint64_t elements = 0, bytes = 0;
+    for (const auto &t : m_planted) {
+        std::uint64_t n = 1;
+        for (auto d : t.spec.shape)
+            n *= d;
+        elements += n;
+        bytes += t.bytes.size();
+    }
+    QCOMPARE(s.elements, elements);
+    QCOMPARE(s.bytes, bytes);
+    QCOMPARE(s.withNan, std::size_t(2));
+    QCOMPARE(s.withInf, std::size_t(2));
+    QCOMPARE(s.allZero, std::size_t(1));
+    QCOMPARE(s.constant, std::size_t(1));
+    QCOMPARE(s.withOutliers, std::size_t(1));
+    QCOMPARE(s.duplicates, std::size_t(3));
+    QCOMPARE(s.unreadable, std::size_t(0));
+    QCOMPARE(QString::fromStdString(s.text()),
+        u"2 tensors with NaN, 2 tensors with Inf, 1 all-zero, 1 constant, 1 with outliers, 3 duplicate pairs"_s);
+}
+
+void tst_Audit::summaryText_data()
+{
+    QTest::addColumn<QStringList>("tensors"); // names from plantedTensors()
+    QTest::addColumn<QString>("text");
+    QTest::newRow("the issue's example") << QStringList { u"has.nan"_s, u"more.nan"_s, u"zeros"_s, u"dup.a"_s,
+        u"dup.b"_s, u"clean.f32"_s } << u"2 tensors with NaN, 1 all-zero, 1 duplicate pair"_s;
+    QTest::newRow("NaN and Inf in one") << QStringList { u"has.nan"_s, u"has.nan_and_inf"_s, u"zeros"_s,
+        u"dup.a"_s, u"dup.b"_s } << u"2 tensors with NaN, 1 tensor with Inf, 1 all-zero, 1 duplicate pair"_s;
+    QTest::newRow("one of each") << QStringList { u"has.nan"_s, u"has.inf"_s, u"constant"_s, u"outliers"_s }
+                                 << u"1 tensor with NaN, 1 tensor with Inf, 1 constant, 1 with outliers"_s;
+    QTest::newRow("clean") << QStringList { u"clean.f32"_s, u"clean.bf16"_s, u"scalar"_s, u"empty.a"_s }
+                           << u"no findings in 4 tensors"_s;
+    QTest::newRow("one clean") << QStringList { u"clean.i64"_s } << u"no findings in 1 tensor"_s;
+    QTest::newRow("nothing") << QStringList {} << u"no findings in 0 tensors"_s;
+}
+
+void tst_Audit::summaryText()
+{
+    QFETCH(QStringList, tensors);
+    QFETCH(QString, text);
+    std::vector<Planted> chosen;
+    for (const auto &t : m_planted) {
+        if (tensors.contains(QString::fromStdString(t.spec.name)))
+            chosen.push_back(t);
+    }
+    if (tensors.contains(u"more.nan"_s)) {
+        auto values = uniform(20, 12);
+        values[0] = kNaNf;
+        chosen.push_back({ { "more.nan", DType::F32, { 20 } }, bytesOf(values), {}, {} });
+    }
+    QCOMPARE(chosen.size(), static_cast<std::size_t>(tensors.size()));
+    const QString file
+        = path(QString::fromUtf8(QTest::currentDataTag()).replace(u' ', u'_') + u".safetensors"_s);
+    QVERIFY(write(file, chosen));
+    std::string error;
+    const auto checkpoint = Checkpoint::open(file.toStdString(), error);
+    QVERIFY(checkpoint);
+    const auto audit = auditCheckpoint(*checkpoint, {});
+    QVERIFY(audit);
+    QCOMPARE(QString::fromStdString(audit->summary.text()), text);
+}
+
+void tst_Audit::cancelAndProgress()
+{
+    const std::atomic<bool> cancelled { true };
+    QVERIFY(!auditCheckpoint(*m_checkpoint, {}, &cancelled));
+    std::uint64_t last = 0, total = 0;
+    bool monotonic = true;
+    const auto audit
+        = auditCheckpoint(*m_checkpoint, {}, nullptr, [&](std::uint64_t done, std::uint64_t all) {
+              monotonic = monotonic && done >= last && done <= all;
+              last = done;
+              total = all;
+          });
+    QVERIFY(audit);
+    QVERIFY(monotonic);
+    QCOMPARE(total, m_checkpoint->totalTensorBytes());
+    QCOMPARE(last, total);
+}
+
+// Two shards, one holding a 64 MiB tensor (scanned with all threads) that duplicates one in
+// the other shard whose name comes first; a NaN in the second shard.
+void tst_Audit::sharded()
+{
+    const std::uint64_t n = 16u << 20;
+    std::vector<float> big(n);
+    std::mt19937 rng(17);
+    std::normal_distribution<float> normal(0.0f, 0.02f);
+    for (auto &v : big)
+        v = normal(rng);
+    auto nan = uniform(10, 9);
+    nan[4] = kNaNf;
+    const std::vector<Planted> first
+        = { { { "model.b.big", DType::F32, { 4096, 4096 } }, bytesOf(big), {}, {} },
+              { { "model.c.norm", DType::F32, { 10 } }, bytesOf(uniform(10, 8)), {}, {} } };
+    const std::vector<Planted> second
+        = { { { "model.a.big", DType::F32, { 4096, 4096 } }, bytesOf(big), {}, {} },
+              { { "model.d.nan", DType::F32, { 10 } }, bytesOf(nan), {}, {} } };
+    QVERIFY(write(path(u"model-00001-of-00002.safetensors"_s), first));
+    QVERIFY(write(path(u"model-00002-of-00002.safetensors"_s), second));
+    const QString index = path(u"model.safetensors.index.json"_s);
+    std::ofstream(index.toStdString())
+        << R"({"metadata":{"total_size":134217808},"weight_map":{"model.b.big":"model-00001-of-00002.safetensors",)"
+           R"("model.c.norm":"model-00001-of-00002.safetensors","model.a.big":"model-00002-of-00002.safetensors",)"
+           R"("model.d.nan":"model-00002-of-00002.safetensors"}})";
+    std::string error;
+    const auto checkpoint = Checkpoint::open(index.toStdString(), error);
+    QVERIFY2(checkpoint, error.c_str());
+    QVERIFY(checkpoint->isSharded());
+    QVERIFY(checkpoint->valid());
+    const auto audit = auditCheckpoint(*checkpoint, {});
+    QVERIFY(audit);
+    QCOMPARE(audit->entries.size(), std::size_t(4));
+    std::map<std::string, const AuditEntry *> byName;
+    for (const auto &e : audit->entries)
+        byName[checkpoint->tensors()[e.tensor].info->name] = &e;
+    QCOMPARE(checkpoint->tensors()[byName["model.a.big"]->tensor].shard, std::size_t(1));
+    QCOMPARE(toStringList(byName["model.b.big"]->flags), QStringList { u"duplicate"_s });
+    QCOMPARE(
+        checkpoint
+            ->tensors()[audit->entries[static_cast<std::size_t>(byName["model.b.big"]->duplicateOf)].tensor]
+            .info->name,
+        std::string("model.a.big"));
+    QCOMPARE(toStringList(byName["model.a.big"]->flags), QStringList {});
+    QCOMPARE(toStringList(byName["model.d.nan"]->flags), QStringList { u"nan"_s });
+    QCOMPARE(toStringList(byName["model.c.norm"]->flags), QStringList {});
+    QCOMPARE(byName["model.a.big"]->analysis.stats.count, n);
+    QCOMPARE(audit->summary.bytes, std::uint64_t(n * 8 + 80));
+    QCOMPARE(QString::fromStdString(audit->summary.text()), u"1 tensor with NaN, 1 duplicate pair"_s);
+
+    const Json json = auditJson(*checkpoint, *audit);
+    QCOMPARE(json["tensors"].size(), std::size_t(4));
+    QCOMPARE(json["tensors"][0]["shard"].get<std::string>(), std::string("model-00002-of-00002.safetensors"));
+    QCOMPARE(json["tensors"][1]["duplicate_of"].get<std::string>(), std::string("model.a.big"));
+
+    const Run run = inspect({ u"audit"_s, index });
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY(run.out.contains("model.d.nan"));
+}
+
+// The keys the issue lists, nulls where there is no finite value, numbers equal to the stats.
+void tst_Audit::json()
+{
+    const Json j = auditJson(*m_checkpoint, *m_audit);
+    QVERIFY(j.is_object());
+    std::set<std::string> top;
+    for (const auto &[key, value] : j.items())
+        top.insert(key);
+    QCOMPARE(top, (std::set<std::string> { "file", "tensors", "summary" }));
+    QCOMPARE(j["file"].get<std::string>(), m_plantedPath.toStdString());
+    // The issue's keys, plus "digest" (the content digest behind duplicate_of), an addition.
+    const std::set<std::string> issueKeys = { "name", "dtype", "shape", "count", "nan", "pos_inf", "neg_inf",
+        "zeros", "min", "max", "mean", "std", "abs_max", "histogram", "flags", "duplicate_of" };
+    std::set<std::string> expectedKeys = issueKeys;
+    expectedKeys.insert("digest");
+    QCOMPARE(j["tensors"].size(), m_audit->entries.size());
+    for (std::size_t i = 0; i < m_audit->entries.size(); ++i) {
+        const Json &row = j["tensors"][i];
+        const AuditEntry &e = m_audit->entries[i];
+        const TensorStats &s = e.analysis.stats;
+        std::set<std::string> keys;
+        for (const auto &[key, value] : row.items())
+            keys.insert(key);
+        QCOMPARE(keys, expectedKeys);
+        const TensorInfo &info = *m_checkpoint->tensors()[e.tensor].info;
+        QCOMPARE(row["name"].get<std::string>(), info.name);
+        QCOMPARE(row["dtype"].get<std::string>(), std::string(dtypeName(info.dtype)));
+        QCOMPARE(row["shape"].get<std::vector<std::uint64_t>>(), info.shape);
+        QCOMPARE(row["count"].get<std::uint64_t>(), s.count);
+        QCOMPARE(row["nan"].get<std::uint64_t>(), s.nan);
+        QCOMPARE(row["pos_inf"].get<std::uint64_t>(), s.posInf);
+        QCOMPARE(row["neg_inf"].get<std::uint64_t>(), s.negInf);
+        QCOMPARE(row["zeros"].get<std::uint64_t>(), s.zeros);
+        const std::initializer_list<std::pair<const char *, double>> moments = { { "min", s.min },
+            { "max", s.max }, { "mean", s.mean }, { "std", s.std }, { "abs_max", s.absMax } };
+        for (const auto &[key, value] : moments) {
+            if (s.finite) {
+                QVERIFY2(row[key].is_number(), key);
+                QCOMPARE(row[key].get<double>(), value);
+            } else {
+                QVERIFY2(row[key].is_null(), key);
+            }
+        }
+        if (e.analysis.histogram.empty()) {
+            QVERIFY(row["histogram"].is_null());
+        } else {
+            const Json &h = row["histogram"];
+            std::set<std::string> histogramKeys;
+            for (const auto &[key, value] : h.items())
+                histogramKeys.insert(key);
+            QCOMPARE(histogramKeys, (std::set<std::string> { "lo", "hi", "counts" }));
+            QCOMPARE(h["lo"].get<double>(), s.min);
+            QCOMPARE(h["hi"].get<double>(), s.max);
+            QCOMPARE(h["counts"].size(), std::size_t(10));
+            std::uint64_t sum = 0;
+            for (const auto &c : h["counts"])
+                sum += c.get<std::uint64_t>();
+            QCOMPARE(sum, s.finite);
+        }
+        QCOMPARE(row["flags"].get<std::vector<std::string>>(), e.flags);
+        if (e.duplicateOf < 0)
+            QVERIFY(row["duplicate_of"].is_null());
+        else
+            QVERIFY(row["duplicate_of"].is_string());
+    }
+    // Where there is no finite value, nulls; where all values are equal, no histogram.
+    auto rowOf = [&](const std::string &name) {
+        for (const auto &row : j["tensors"]) {
+            if (row["name"] == name)
+                return row;
+        }
+        return Json();
+    };
+    QVERIFY(rowOf("empty.a")["mean"].is_null());
+    QVERIFY(rowOf("empty.a")["histogram"].is_null());
+    QVERIFY(rowOf("constant")["histogram"].is_null());
+    QCOMPARE(rowOf("constant")["std"].get<double>(), 0.0);
+    QCOMPARE(rowOf("scalar")["mean"].get<double>(), 3.0);
+    QCOMPARE(rowOf("tri.z")["duplicate_of"].get<std::string>(), std::string("tri.x"));
+    QCOMPARE(rowOf("outliers")["flags"][0].get<std::string>(), std::string("outlier:3"));
+    QCOMPARE(j["summary"]["text"].get<std::string>(), m_audit->summary.text());
+    QCOMPARE(j["summary"]["nan"].get<std::size_t>(), std::size_t(2));
+    // Strict JSON (no NaN or Infinity tokens): Qt's parser accepts it.
+    QJsonParseError error;
+    QJsonDocument::fromJson(QByteArray::fromStdString(j.dump()), &error);
+    QCOMPARE(error.error, QJsonParseError::NoError);
+}
+
+void tst_Audit::cli_data()
+{
+    QTest::addColumn<QStringList>("tensors"); // names from plantedTensors(); empty: all
+    QTest::addColumn<int>("exitCode");
+    QTest::newRow("NaN and Inf") << QStringList {} << 1;
+    QTest::newRow("NaN only") << QStringList { u"has.nan"_s, u"clean.f32"_s } << 1;
+    QTest::newRow("Inf only") << QStringList { u"has.inf"_s } << 1;
+    QTest::newRow("findings but finite")
+        << QStringList { u"zeros"_s, u"constant"_s, u"outliers"_s, u"dup.a"_s, u"dup.b"_s } << 0;
+    QTest::newRow("clean") << QStringList { u"clean.bf16"_s, u"clean.i64"_s, u"empty.b"_s } << 0;
+}
+
+// The exit code is the CI gate: 1 exactly when a tensor holds NaN or Inf; text and JSON agree.
+void tst_Audit::cli()
+{
+    QFETCH(QStringList, tensors);
+    QFETCH(int, exitCode);
+    QString file = m_plantedPath;
+    std::size_t count = m_planted.size();
+    if (!tensors.isEmpty()) {
+        std::vector<Planted> chosen;
+        for (const auto &t : m_planted) {
+            if (tensors.contains(QString::fromStdString(t.spec.name)))
+                chosen.push_back(t);
+        }
+        count = chosen.size();
+        file = path(
+            u"cli-"_s + QString::fromUtf8(QTest::currentDataTag()).replace(u' ', u'_') + u".safetensors"_s);
+        QVERIFY(write(file, chosen));
+    }
+    const Run text = inspect({ u"audit"_s, file });
+    QCOMPARE(text.exitCode, exitCode);
+    QVERIFY(text.out.contains("NAME"));
+    QVERIFY(text.err.isEmpty()); // no progress line when stderr is not a terminal
+
+    const Run json = inspect({ u"audit"_s, u"--json"_s, file });
+    QCOMPARE(json.exitCode, exitCode);
+    QJsonParseError error;
+    const QJsonObject object = QJsonDocument::fromJson(json.out, &error).object();
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    QCOMPARE(object[u"tensors"_s].toArray().size(), static_cast<qsizetype>(count));
+    const QString summary = object[u"summary"_s].toObject()[u"text"_s].toString();
+    QVERIFY(!summary.isEmpty());
+    QVERIFY2(text.out.contains(summary.toUtf8()), text.out.constData());
+}
+
+void tst_Audit::cliBins()
+{
+    for (int bins : { 1, 7, 10, 257 }) {
+        QStringList arguments { u"audit"_s, u"--json"_s, m_plantedPath };
+        if (bins != 10)
+            arguments << u"--bins"_s << QString::number(bins);
+        const Run run = inspect(arguments);
+        QCOMPARE(run.exitCode, 1);
+        const QJsonArray tensors = QJsonDocument::fromJson(run.out).object()[u"tensors"_s].toArray();
+        int withHistogram = 0;
+        for (const auto &t : tensors) {
+            const QJsonValue h = t.toObject()[u"histogram"_s];
+            if (h.isNull())
+                continue;
+            ++withHistogram;
+            QCOMPARE(h.toObject()[u"counts"_s].toArray().size(), bins);
+        }
+        QVERIFY(withHistogram >= 8);
+    }
+    QCOMPARE(inspect({ u"audit"_s, u"--bins"_s, u"0"_s, m_plantedPath }).exitCode, 2);
+    QCOMPARE(inspect({ u"audit"_s, u"--bins"_s, u"many"_s, m_plantedPath }).exitCode, 2);
+}
+
+QTEST_GUILESS_MAIN(tst_Audit)
+#include "tst_audit.moc"
