@@ -1,12 +1,12 @@
 #include "core/audit.h"
 
 #include "core/busguard.h"
+#include "core/parallel.h"
 
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <tuple>
 
 namespace stb {
@@ -15,18 +15,6 @@ namespace {
 
 // Tensors at least this large get every thread to themselves; smaller ones run side by side.
 constexpr std::uint64_t kLargeTensorBytes = 64ull << 20;
-
-struct CompareJob {
-    const std::byte *a, *b;
-    std::size_t size;
-    bool equal;
-};
-
-void compareBytes(void *context)
-{
-    auto &job = *static_cast<CompareJob *>(context);
-    job.equal = std::memcmp(job.a, job.b, job.size) == 0;
-}
 
 void addFlags(AuditEntry &entry)
 {
@@ -64,8 +52,7 @@ void findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entri
                 const auto &b = checkpoint.tensors()[entries[members[m]].tensor];
                 const auto bytesA = checkpoint.fileOf(a)->tensorBytes(*a.info);
                 const auto bytesB = checkpoint.fileOf(b)->tensorBytes(*b.info);
-                CompareJob job{bytesA.data(), bytesB.data(), bytesA.size(), false};
-                if (runGuarded(compareBytes, &job) && job.equal) {
+                if (guardedEqual(bytesA, bytesB).value_or(false)) {
                     // The earliest identical tensor is the original, even if it itself repeats one.
                     const std::ptrdiff_t original = entries[members[o]].duplicateOf >= 0
                         ? entries[members[o]].duplicateOf
@@ -128,7 +115,7 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
         progress(done, total);
     };
 
-    const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = threadCount(options.threads);
     std::atomic<bool> failed{false};
     auto analyze = [&](AuditEntry &entry, unsigned useThreads) {
         const auto &t = tensors[entry.tensor];
@@ -169,21 +156,13 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
             small.push_back(&entry);
     }
     // Then the small ones side by side, one thread each.
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        while (!failed && !(cancel && *cancel)) {
-            const std::size_t i = next.fetch_add(1);
-            if (i >= small.size())
-                return;
+    parallelFor(
+        small.size(), threads,
+        [&](std::uint64_t i, unsigned) {
             analyze(*small[i], 1);
-        }
-    };
-    std::vector<std::thread> pool;
-    for (unsigned i = 1; i < threads; ++i)
-        pool.emplace_back(work);
-    work();
-    for (auto &t : pool)
-        t.join();
+            return !failed;
+        },
+        cancel);
     if (failed || (cancel && *cancel))
         return std::nullopt;
 

@@ -57,6 +57,19 @@ void copyJob(void *context)
     std::memcpy(job->target, job->source, job->size);
 }
 
+struct EqualJob {
+    const std::byte *a;
+    const std::byte *b;
+    std::size_t size;
+    bool equal;
+};
+
+void equalJob(void *context)
+{
+    auto *job = static_cast<EqualJob *>(context);
+    job->equal = std::memcmp(job->a, job->b, job->size) == 0;
+}
+
 } // namespace
 
 bool runGuarded(void (*fn)(void *context), void *context)
@@ -82,6 +95,22 @@ bool guardedCopy(std::span<std::byte> target, std::span<const std::byte> source)
         return true;
     CopyJob job{target.data(), source.data(), source.size()};
     return runGuarded(copyJob, &job);
+}
+
+} // namespace stb
+
+namespace stb {
+
+std::optional<bool> guardedEqual(std::span<const std::byte> a, std::span<const std::byte> b)
+{
+    if (a.size() != b.size())
+        return false;
+    if (a.empty())
+        return true;
+    EqualJob job{a.data(), b.data(), a.size(), false};
+    if (!runGuarded(equalJob, &job))
+        return std::nullopt;
+    return job.equal;
 }
 
 } // namespace stb

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 namespace stb {
@@ -14,6 +15,9 @@ namespace stb {
 
 // Copies `source` into `target` (same size); false if the source vanished midway.
 bool guardedCopy(std::span<std::byte> target, std::span<const std::byte> source);
+
+// Whether two equally long byte ranges are equal (memcmp); nullopt if either vanished midway.
+std::optional<bool> guardedEqual(std::span<const std::byte> a, std::span<const std::byte> b);
 
 // Calls fn(context); false if a SIGBUS interrupted it. fn is abandoned midway by a long jump,
 // so it must not own resources or hold locks: plain loops over bytes and plain-old-data only.

@@ -107,18 +107,6 @@ void measureChunk(void *context)
     }
 }
 
-struct EqualJob {
-    const std::byte *a, *b;
-    std::size_t size;
-    bool equal;
-};
-
-void compareChunk(void *context)
-{
-    auto &job = *static_cast<EqualJob *>(context);
-    job.equal = std::memcmp(job.a, job.b, job.size) == 0;
-}
-
 // Where a pair's bytes are, or nulls when either side is not wholly inside its file.
 struct PairData {
     std::span<const std::byte> a, b;
@@ -240,10 +228,10 @@ std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoi
         const auto &d = data[chunk.pair];
         const unsigned bits = dtypeBits(result.pairs[chunk.pair].a->info->dtype);
         const std::uint64_t begin = chunk.first * bits / 8, end = (chunk.first + chunk.n) * bits / 8;
-        EqualJob job{d.a.data() + begin, d.b.data() + begin, static_cast<std::size_t>(end - begin), true};
-        if (!runGuarded(compareChunk, &job))
+        const auto equal = guardedEqual(d.a.subspan(begin, end - begin), d.b.subspan(begin, end - begin));
+        if (!equal)
             return false;
-        if (!job.equal)
+        if (!*equal)
             differs[chunk.pair].store(true, std::memory_order_relaxed);
         report(2 * (end - begin));
         return true;

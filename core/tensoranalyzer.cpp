@@ -1,6 +1,7 @@
 #include "core/tensoranalyzer.h"
 
 #include "core/busguard.h"
+#include "core/parallel.h"
 #include "core/statskernels.h"
 
 #include <xxhash.h>
@@ -62,27 +63,18 @@ bool runPass(DType dtype, std::span<const std::byte> bytes, std::uint64_t elemen
 {
     const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
     const unsigned bits = dtypeBits(dtype);
-    std::atomic<std::uint64_t> next { 0 };
-    std::atomic<bool> failed { false };
     std::mutex progressMutex;
     std::uint64_t done = 0;
-    auto work = [&](Worker &worker) {
-        while (!failed.load(std::memory_order_relaxed)) {
-            if (cancel && cancel->load(std::memory_order_relaxed)) {
-                failed = true;
-                return;
-            }
-            const std::uint64_t c = next.fetch_add(1);
-            if (c >= chunks)
-                return;
+    return parallelFor(
+        chunks, static_cast<unsigned>(workers.size()),
+        [&](std::uint64_t c, unsigned w) {
+            Worker &worker = workers[w];
             const std::uint64_t first = c * kChunkElements;
             const std::uint64_t n = std::min(kChunkElements, elements - first);
             ChunkJob job { dtype, bytes.data(), first, n, first * bits / 8, (first + n) * bits / 8, &worker,
                 plan, &digests[c] };
-            if (!runGuarded(runChunk, &job)) {
-                failed = true;
-                return;
-            }
+            if (!runGuarded(runChunk, &job))
+                return false;
             if (worker.counter && worker.counter->nearlyFull())
                 worker.counter->flushInto(worker.codeTotals);
             if (progress) {
@@ -90,15 +82,9 @@ bool runPass(DType dtype, std::span<const std::byte> bytes, std::uint64_t elemen
                 done += job.bytesEnd - job.bytesBegin;
                 progress(progressBase + done, progressTotal);
             }
-        }
-    };
-    std::vector<std::thread> threads;
-    for (std::size_t w = 1; w < workers.size(); ++w)
-        threads.emplace_back(work, std::ref(workers[w]));
-    work(workers[0]);
-    for (auto &t : threads)
-        t.join();
-    return !failed;
+            return true;
+        },
+        cancel);
 }
 
 // Everything derived exactly from per-code counts: moments, extremes, histogram, outliers.
