@@ -1,12 +1,16 @@
 #include "ui/checkpointview.h"
 
+#include "ui/auditmodel.h"
+#include "ui/auditview.h"
 #include "ui/diagnosticspane.h"
 #include "ui/hexpane.h"
+#include "ui/histogrampane.h"
 #include "ui/layoutmapview.h"
 #include "ui/messagebar.h"
 #include "ui/metadatapane.h"
 #include "ui/overviewpane.h"
 #include "ui/qtformat.h"
+#include "ui/sha256dialog.h"
 #include "ui/tensorfiltermodel.h"
 #include "ui/tensortreemodel.h"
 
@@ -36,16 +40,6 @@ namespace {
 const auto kSplitterKey = u"checkpointView/splitter"_s;
 constexpr std::uint64_t kExpandAllLimit = 20'000; // expanding more rows on each keystroke is slow
 
-QLabel *placeholder(const QString &text, QWidget *parent)
-{
-    auto *label = new QLabel(text, parent);
-    label->setAlignment(Qt::AlignCenter);
-    label->setWordWrap(true);
-    label->setMargin(24);
-    label->setEnabled(false);
-    return label;
-}
-
 } // namespace
 
 CheckpointView::CheckpointView(
@@ -71,7 +65,16 @@ CheckpointView::CheckpointView(
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(m_bar);
-    layout->addWidget(m_splitter, 1);
+    // The audit spans the document's width: its table has a dozen columns.
+    auto *vertical = new QSplitter(Qt::Vertical, this);
+    vertical->setChildrenCollapsible(false);
+    vertical->addWidget(m_splitter);
+    m_audit = new AuditView(m_checkpoint, vertical);
+    vertical->addWidget(m_audit);
+    vertical->setStretchFactor(0, 3);
+    vertical->setStretchFactor(1, 2);
+    m_audit->hide();
+    layout->addWidget(vertical, 1);
     connect(m_bar->addAction(tr("Reload")), &QAction::triggered, this, &CheckpointView::reloadRequested);
 
     m_splitter->addWidget(createTreeSide());
@@ -196,13 +199,26 @@ void CheckpointView::createPanes()
     for (const auto &shard : m_checkpoint->shards())
         problems += shard ? static_cast<int>(shard->header().errorCount()) : 0;
     m_panes->addTab(m_diagnostics, problems ? tr("Diagnostics (%1)").arg(problems) : tr("Diagnostics"));
-    // The slot the value-statistics work fills.
-    m_panes->addTab(
-        placeholder(tr("Value statistics (histogram, NaN/Inf counts) come in a later version."), m_panes),
-        tr("Histogram"));
+    m_histogram = new HistogramPane(m_checkpoint, m_panes);
+    m_panes->addTab(m_histogram, tr("Histogram"));
     m_dirty.assign(static_cast<std::size_t>(m_panes->count()), true);
     connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::updatePane);
     connect(m_diagnostics, &DiagnosticsPane::offsetActivated, this, &CheckpointView::jumpToOffset);
+    connect(m_audit, &AuditView::tensorSelected, this, [this](const QString &name) { selectPath(name); });
+    connect(m_audit, &AuditView::closeRequested, this, [this] {
+        m_audit->cancel();
+        m_audit->hide();
+    });
+    connect(m_audit, &AuditView::finished, this, [this](bool ok) {
+        if (!ok)
+            return;
+        // The audit computed every histogram at the pane's bin count: going there is instant.
+        for (const AuditEntry &entry : m_audit->model()->result().entries) {
+            if (entry.readable)
+                m_histogram->cache().insert(m_checkpoint->tensors()[entry.tensor].info, m_audit->bins(), entry.analysis);
+        }
+        m_audit->selectTensor(selectedPath());
+    });
     connect(m_layoutMap, &LayoutMapView::tensorClicked, this, [this](const TensorInfo *info) {
         if (const QModelIndex index = m_model->indexOfTensor(info); index.isValid())
             selectPath(m_model->fullPath(index));
@@ -217,6 +233,8 @@ void CheckpointView::onSelectionChanged()
         m_shard = tensor->shard;
     std::fill(m_dirty.begin(), m_dirty.end(), true);
     updatePane(m_panes->currentIndex());
+    if (!m_audit->isHidden())
+        m_audit->selectTensor(selectedPath());
 }
 
 void CheckpointView::updatePane(int pane)
@@ -256,6 +274,9 @@ void CheckpointView::updatePane(int pane)
     case DiagnosticsTab:
         m_diagnostics->setCheckpoint(*m_checkpoint);
         // Findings do not depend on the selection: once is enough.
+        break;
+    case HistogramTab:
+        m_histogram->showTensor(tensor);
         break;
     default:
         break;
@@ -313,8 +334,27 @@ void CheckpointView::setStale(const QString &reason)
 {
     m_stale = true;
     m_hex->setStale(true);
+    m_histogram->setStale(true);
     m_bar->showMessage(MessageBar::Kind::Warning,
         tr("%1 What is shown is the file as it was when opened; its bytes are no longer read.").arg(reason));
+}
+
+void CheckpointView::startAudit()
+{
+    if (auto *split = qobject_cast<QSplitter *>(m_audit->parentWidget()); split && m_audit->isHidden()) {
+        m_audit->show();
+        const int height = split->height();
+        split->setSizes({ height * 11 / 20, height * 9 / 20 }); // room for a dozen rows
+    }
+    m_audit->start(m_histogram->bins());
+}
+
+void CheckpointView::computeSha256()
+{
+    auto *dialog = new Sha256Dialog(m_checkpoint, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("SHA-256 of %1").arg(m_title));
+    dialog->show();
 }
 
 void CheckpointView::copyName()

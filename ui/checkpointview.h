@@ -18,8 +18,10 @@ class QTreeView;
 
 namespace stb {
 
+class AuditView;
 class DiagnosticsPane;
 class HexPane;
+class HistogramPane;
 class LayoutMapView;
 class MessageBar;
 class MetadataPane;
@@ -68,6 +70,13 @@ public:
     DiagnosticsPane *diagnosticsPane() const { return m_diagnostics; }
     LayoutMapView *layoutMap() const { return m_layoutMap; }
     HexPane *hexPane() const { return m_hex; }
+    HistogramPane *histogramPane() const { return m_histogram; }
+    AuditView *auditView() const { return m_audit; }
+
+    // Shows the audit panel under the document and scans the whole checkpoint in the background.
+    void startAudit();
+    // Opens a dialog computing each file's SHA-256 in the background.
+    void computeSha256();
     MessageBar *messageBar() const { return m_bar; }
 
 signals:
@@ -102,6 +111,8 @@ private:
     DiagnosticsPane *m_diagnostics = nullptr;
     LayoutMapView *m_layoutMap = nullptr;
     HexPane *m_hex = nullptr;
+    HistogramPane *m_histogram = nullptr;
+    AuditView *m_audit = nullptr; // a panel under the tree and panes, hidden until an audit runs
     const SafetensorsFile *m_layoutFile = nullptr; // what each file pane shows now
     const SafetensorsFile *m_hexFile = nullptr;
     std::vector<bool> m_dirty; // per pane: shown data is older than the selection

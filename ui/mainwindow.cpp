@@ -1,6 +1,7 @@
 #include "ui/mainwindow.h"
 
 #include "ui/checkpointview.h"
+#include "ui/comparewindow.h"
 #include "ui/documentarea.h"
 #include "ui/recentfiles.h"
 #include "ui/samplefile.h"
@@ -55,6 +56,24 @@ void MainWindow::createMenus()
     connect(
         m_recent, &RecentFiles::openRequested, this, [this](const QString &path) { openFiles({ path }); });
     file->addAction(tr("Open &Sample Model"), this, &MainWindow::openSample);
+    // The current tab's checkpoint against a chosen file, in a window of its own.
+    file->addAction(tr("Compare &With…"), this, [this] {
+        const auto *view = m_documents->currentView();
+        if (!view) {
+            statusBar()->showMessage(tr("Open a checkpoint first, then compare it with another."), 10'000);
+            return;
+        }
+        const QString path = QFileDialog::getOpenFileName(this, tr("Compare %1 With").arg(view->title()),
+            QFileInfo(view->path()).absolutePath(),
+            tr("Safetensors checkpoints (*.safetensors *.index.json);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        auto *compare = new CompareWindow;
+        compare->setAttribute(Qt::WA_DeleteOnClose);
+        compare->openFiles(view->path(), path);
+        compare->show();
+        compare->activateWindow();
+    });
     file->addSeparator();
     QAction *close = file->addAction(tr("&Close Tab"), m_documents, &DocumentArea::closeCurrentTab);
     close->setShortcut(QKeySequence::Close);
@@ -62,6 +81,22 @@ void MainWindow::createMenus()
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     quit->setMenuRole(QAction::QuitRole);
+
+    QMenu *tools = menuBar()->addMenu(tr("&Tools"));
+    QAction *audit = tools->addAction(tr("&Audit Checkpoint…"), this, [this] {
+        if (auto *view = m_documents->currentView())
+            view->startAudit();
+    });
+    audit->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    QAction *sha256 = tools->addAction(tr("Compute &SHA-256…"), this, [this] {
+        if (auto *view = m_documents->currentView())
+            view->computeSha256();
+    });
+    for (QAction *action : { audit, sha256 }) {
+        action->setEnabled(false);
+        connect(m_documents, &DocumentArea::currentDocumentChanged, action,
+            [this, action] { action->setEnabled(m_documents->currentView() != nullptr); });
+    }
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Safetensors Browser"), this, &MainWindow::showAbout);

@@ -1,5 +1,6 @@
 // safetensors-browser: opens the files it is given, or the bundled sample model.
 #include "ui/checkpointview.h"
+#include "ui/comparewindow.h"
 #include "ui/documentarea.h"
 #include "ui/mainwindow.h"
 
@@ -26,7 +27,26 @@ int main(int argc, char **argv)
     const QCommandLineOption select(
         u"select"_s, u"Select the tensor or group of this dotted name in the first file."_s, u"NAME"_s);
     parser.addOption(select);
+    const QCommandLineOption pane(u"pane"_s,
+        u"Show this pane of the first file: overview, layout, hex, metadata, diagnostics or histogram."_s,
+        u"NAME"_s);
+    parser.addOption(pane);
+    const QCommandLineOption compare(u"compare"_s, u"Compare two checkpoints side by side: --compare A B."_s);
+    parser.addOption(compare);
     parser.process(app);
+
+    if (parser.isSet(compare)) {
+        if (parser.positionalArguments().size() != 2)
+            parser.showHelp(2);
+        stb::CompareWindow window;
+        window.openFiles(parser.positionalArguments()[0], parser.positionalArguments()[1]);
+        if (parser.isSet(select))
+            window.selectPath(parser.value(select));
+        window.show();
+        window.raise();
+        window.activateWindow();
+        return app.exec();
+    }
 
     stb::MainWindow window;
     if (parser.positionalArguments().isEmpty())
@@ -35,6 +55,10 @@ int main(int argc, char **argv)
         window.openFiles(parser.positionalArguments());
     if (auto *view = window.documents()->viewAt(0); view && parser.isSet(select))
         view->selectPath(parser.value(select));
+    static const QStringList panes { u"overview"_s, u"layout"_s, u"hex"_s, u"metadata"_s, u"diagnostics"_s,
+        u"histogram"_s }; // in CheckpointView::Pane order
+    if (auto *view = window.documents()->viewAt(0); view && panes.contains(parser.value(pane)))
+        view->setCurrentPane(static_cast<stb::CheckpointView::Pane>(panes.indexOf(parser.value(pane))));
     window.show();
     // Without a window manager (Xvfb, some kiosks) nothing else makes the window active.
     window.raise();

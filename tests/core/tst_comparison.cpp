@@ -25,14 +25,16 @@ struct Model {
     void addF32(std::string name, std::vector<std::uint64_t> shape, const std::vector<float> &values)
     {
         std::vector<std::byte> bytes(values.size() * 4);
-        std::memcpy(bytes.data(), values.data(), bytes.size());
+        if (!values.empty())
+            std::memcpy(bytes.data(), values.data(), bytes.size());
         specs.push_back({std::move(name), DType::F32, std::move(shape)});
         data.push_back(std::move(bytes));
     }
     void addF64(std::string name, std::vector<std::uint64_t> shape, const std::vector<double> &values)
     {
         std::vector<std::byte> bytes(values.size() * 8);
-        std::memcpy(bytes.data(), values.data(), bytes.size());
+        if (!values.empty())
+            std::memcpy(bytes.data(), values.data(), bytes.size());
         specs.push_back({std::move(name), DType::F64, std::move(shape)});
         data.push_back(std::move(bytes));
     }

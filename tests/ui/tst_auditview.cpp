@@ -1,0 +1,327 @@
+#include "ui/auditmodel.h"
+#include "ui/auditview.h"
+#include "ui/checkpointview.h"
+#include "ui/documentarea.h"
+#include "ui/histogrampane.h"
+#include "ui/mainwindow.h"
+#include "ui/qtformat.h"
+#include "ui/sha256dialog.h"
+
+#include "core/audit.h"
+#include "core/checkpoint.h"
+#include "tests/support/testfiles.h"
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QCryptographicHash>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+#include <cstring>
+#include <limits>
+#include <map>
+#include <random>
+
+using namespace Qt::StringLiterals;
+using namespace stb;
+
+namespace {
+
+std::vector<std::byte> floats(const std::vector<float> &values)
+{
+    std::vector<std::byte> out(values.size() * sizeof(float));
+    std::memcpy(out.data(), values.data(), out.size());
+    return out;
+}
+
+std::vector<float> normal(std::size_t n, unsigned seed)
+{
+    std::mt19937 engine(seed);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> v(n);
+    for (auto &x : v)
+        x = dist(engine);
+    return v;
+}
+
+} // namespace
+
+// The audit panel: every tensor with the right flags, summary, sorting, filtering, export,
+// cancel, selection synced with the tree, and SHA-256 of the files.
+class tst_AuditView : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void listsEveryTensorWithItsFlags();
+    void sortsNumbersAsNumbers();
+    void filterAndFlaggedOnly();
+    void exportsParseableFiles();
+    void cancelLeavesNoResult();
+    void selectionFollowsTheTree();
+    void auditFillsTheHistogramCache();
+    void sha256OfEachFile();
+    void screenshot();
+
+private:
+    void runAudit();
+    QString flagsOf(const QString &name) const;
+
+    QTemporaryDir m_dir;
+    QString m_path;
+    std::shared_ptr<const Checkpoint> m_checkpoint;
+    std::unique_ptr<CheckpointView> m_view;
+    AuditView *m_audit = nullptr;
+};
+
+// One tensor per flag, each planted on exactly one tensor.
+void tst_AuditView::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(m_dir.isValid());
+    auto withNan = normal(256, 2);
+    withNan[5] = withNan[9] = withNan[77] = std::numeric_limits<float>::quiet_NaN();
+    auto withInf = normal(256, 3);
+    withInf[1] = std::numeric_limits<float>::infinity();
+    auto spike = normal(4096, 4);
+    spike[1000] = 1000.0f;
+    const auto base = normal(256, 1);
+    const std::vector<TensorSpec> specs
+        = { { "layers.0.weight", DType::F32, { 16, 16 } }, { "layers.1.weight", DType::F32, { 16, 16 } },
+              { "layers.2.weight", DType::F32, { 16, 16 } }, { "layers.10.weight", DType::F32, { 16, 16 } },
+              { "norm.zeros", DType::F32, { 64 } }, { "norm.scale", DType::F32, { 32 } },
+              { "copy.weight", DType::F32, { 16, 16 } }, { "spike.weight", DType::F32, { 4096 } } };
+    const std::vector<std::vector<std::byte>> data = { floats(base), floats(withNan), floats(withInf),
+        floats(normal(256, 10)), floats(std::vector<float>(64, 0.0f)), floats(std::vector<float>(32, 1.5f)),
+        floats(base), floats(spike) };
+    m_path = m_dir.filePath(u"planted.safetensors"_s);
+    std::string error;
+    QVERIFY2(writeFile(m_path.toStdString(), specs, data, {}, error), error.c_str());
+    m_checkpoint = Checkpoint::open(m_path.toStdString(), error);
+    QVERIFY2(m_checkpoint, error.c_str());
+}
+
+void tst_AuditView::init()
+{
+    m_view = std::make_unique<CheckpointView>(m_checkpoint, u"planted.safetensors"_s);
+    m_view->resize(1200, 700);
+    m_view->show();
+    m_audit = m_view->auditView();
+    QVERIFY(m_audit->isHidden());
+}
+
+void tst_AuditView::runAudit()
+{
+    QSignalSpy finished(m_audit, &AuditView::finished);
+    m_view->startAudit();
+    QVERIFY(!m_audit->isHidden());
+    QVERIFY(m_audit->isRunning());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20'000);
+    QCOMPARE(finished.first().first().toBool(), true);
+}
+
+QString tst_AuditView::flagsOf(const QString &name) const
+{
+    const int row = m_audit->model()->rowOf(name);
+    return m_audit->model()->index(row, AuditModel::FlagsColumn).data().toString();
+}
+
+void tst_AuditView::listsEveryTensorWithItsFlags()
+{
+    QAbstractItemModelTester tester(m_audit->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    runAudit();
+    QCOMPARE(m_audit->model()->rowCount(), 8);
+    // Name order decides which of two identical tensors is the original: "copy" < "layers".
+    QCOMPARE(flagsOf(u"layers.0.weight"_s), u"duplicate of copy.weight"_s);
+    QCOMPARE(flagsOf(u"layers.1.weight"_s), u"nan"_s);
+    QCOMPARE(flagsOf(u"layers.2.weight"_s), u"inf"_s);
+    QCOMPARE(flagsOf(u"layers.10.weight"_s), QString());
+    QCOMPARE(flagsOf(u"norm.zeros"_s), u"all_zero"_s);
+    QCOMPARE(flagsOf(u"norm.scale"_s), u"constant"_s);
+    QCOMPARE(flagsOf(u"copy.weight"_s), QString());
+    QCOMPARE(flagsOf(u"spike.weight"_s), u"outlier:1"_s);
+    const int nanRow = m_audit->model()->rowOf(u"layers.1.weight"_s);
+    QCOMPARE(m_audit->model()->index(nanRow, AuditModel::NaNColumn).data().toString(), countText(3));
+    QVERIFY(m_audit->model()->index(nanRow, AuditModel::FlagsColumn).data(Qt::ForegroundRole).isValid());
+    const int cleanRow = m_audit->model()->rowOf(u"layers.10.weight"_s);
+    QVERIFY(!m_audit->model()->index(cleanRow, AuditModel::FlagsColumn).data(Qt::ForegroundRole).isValid());
+
+    // The same verdicts as core's own audit, and its summary line.
+    const auto core = auditCheckpoint(*m_checkpoint, AnalysisOptions { m_audit->bins(), 0 });
+    QVERIFY(core);
+    QVERIFY2(m_audit->summaryText().startsWith(toQString(core->summary.text())),
+        qPrintable(m_audit->summaryText()));
+    QVERIFY(m_audit->summaryText().contains(u"1 duplicate pair"_s));
+    QVERIFY(m_audit->summaryText().contains(u"1 tensor with NaN"_s));
+    for (int row = 0; row < m_audit->model()->rowCount(); ++row)
+        QCOMPARE(m_audit->model()->entryAt(row)->flags, core->entries[std::size_t(row)].flags);
+}
+
+void tst_AuditView::sortsNumbersAsNumbers()
+{
+    runAudit();
+    auto *proxy = m_audit->proxy();
+    const auto nameAt
+        = [proxy](int row) { return proxy->index(row, AuditModel::NameColumn).data().toString(); };
+    // Natural order: layers.2 before layers.10.
+    m_audit->table()->sortByColumn(AuditModel::NameColumn, Qt::AscendingOrder);
+    QStringList names;
+    for (int row = 0; row < proxy->rowCount(); ++row)
+        names << nameAt(row);
+    QVERIFY2(names.indexOf(u"layers.2.weight"_s) < names.indexOf(u"layers.10.weight"_s),
+        qPrintable(names.join(u' ')));
+
+    m_audit->table()->sortByColumn(AuditModel::NaNColumn, Qt::DescendingOrder);
+    QCOMPARE(nameAt(0), u"layers.1.weight"_s);
+    m_audit->table()->sortByColumn(AuditModel::MaxColumn, Qt::DescendingOrder);
+    QCOMPARE(nameAt(0), u"spike.weight"_s); // 1000 beats 3.x although "3" > "1" as text
+    double previous = std::numeric_limits<double>::infinity();
+    for (int row = 0; row < proxy->rowCount(); ++row) {
+        const double value = proxy->index(row, AuditModel::MaxColumn).data(AuditModel::SortRole).toDouble();
+        QVERIFY(value <= previous);
+        previous = value;
+    }
+}
+
+void tst_AuditView::filterAndFlaggedOnly()
+{
+    runAudit();
+    m_audit->filterEdit()->setText(u"LAYERS"_s);
+    QCOMPARE(m_audit->proxy()->rowCount(), 4);
+    m_audit->flaggedOnlyToggle()->setChecked(true);
+    QCOMPARE(m_audit->proxy()->rowCount(), 3); // the duplicate, the NaN and the Inf layer
+    m_audit->filterEdit()->clear();
+    QCOMPARE(m_audit->proxy()->rowCount(), 6);
+    m_audit->flaggedOnlyToggle()->setChecked(false);
+    QCOMPARE(m_audit->proxy()->rowCount(), 8);
+}
+
+void tst_AuditView::exportsParseableFiles()
+{
+    QTemporaryDir out;
+    QVERIFY(!m_audit->exportJson(out.filePath(u"none.json"_s))); // nothing to export yet
+    runAudit();
+    const QString json = out.filePath(u"audit.json"_s);
+    const QString markdown = out.filePath(u"audit.md"_s);
+    QString error;
+    QVERIFY2(m_audit->exportJson(json, &error), qPrintable(error));
+    QVERIFY2(m_audit->exportMarkdown(markdown, &error), qPrintable(error));
+
+    QFile jsonFile(json);
+    QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(jsonFile.readAll(), &parseError);
+    QCOMPARE(parseError.error, QJsonParseError::NoError);
+    const QJsonArray tensors = doc.object().value(u"tensors"_s).toArray();
+    QCOMPARE(tensors.size(), 8);
+    std::map<QString, QJsonObject> byName;
+    for (const auto &t : tensors)
+        byName[t.toObject().value(u"name"_s).toString()] = t.toObject();
+    QCOMPARE(byName[u"layers.1.weight"_s].value(u"nan"_s).toInt(), 3);
+    QCOMPARE(byName[u"layers.0.weight"_s].value(u"duplicate_of"_s).toString(), u"copy.weight"_s);
+    QVERIFY(byName[u"copy.weight"_s].value(u"duplicate_of"_s).isNull());
+    QVERIFY(doc.object().value(u"summary"_s).isObject());
+
+    QFile mdFile(markdown);
+    QVERIFY(mdFile.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QString md = QString::fromUtf8(mdFile.readAll());
+    QVERIFY(md.startsWith(u"# Audit of"_s));
+    QVERIFY(md.contains(u"| tensor | dtype | shape |"_s));
+    for (const auto &[name, object] : byName)
+        QVERIFY2(md.contains(name), qPrintable(name));
+}
+
+void tst_AuditView::cancelLeavesNoResult()
+{
+    QSignalSpy finished(m_audit, &AuditView::finished);
+    m_view->startAudit();
+    QVERIFY(m_audit->isRunning());
+    m_audit->cancel();
+    QVERIFY(!m_audit->isRunning());
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.first().first().toBool(), false);
+    QTest::qWait(300); // whatever the cancelled scan produced must not land
+    QCOMPARE(m_audit->model()->rowCount(), 0);
+    QVERIFY(!m_audit->model()->hasResult());
+    QVERIFY(m_audit->summaryText().contains(u"cancelled"_s));
+    QVERIFY(!m_audit->exportJson(QDir::temp().filePath(u"stb-never.json"_s)));
+    runAudit(); // and a new audit still works
+    QCOMPARE(m_audit->model()->rowCount(), 8);
+}
+
+void tst_AuditView::selectionFollowsTheTree()
+{
+    runAudit();
+    // A row chosen in the table selects that tensor in the tree.
+    const QModelIndex row = m_audit->proxy()->mapFromSource(
+        m_audit->model()->index(m_audit->model()->rowOf(u"spike.weight"_s), 0));
+    m_audit->table()->setCurrentIndex(row);
+    QCOMPARE(m_view->selectedPath(), u"spike.weight"_s);
+    // And the tree's selection moves the table's current row, without echoing back.
+    QSignalSpy echoed(m_audit, &AuditView::tensorSelected);
+    QVERIFY(m_view->selectPath(u"norm.zeros"_s));
+    QCOMPARE(m_audit->table()->currentIndex().data(AuditModel::NameRole).toString(), u"norm.zeros"_s);
+    QCOMPARE(echoed.count(), 0);
+    QCOMPARE(m_view->selectedPath(), u"norm.zeros"_s);
+}
+
+void tst_AuditView::auditFillsTheHistogramCache()
+{
+    runAudit();
+    m_view->setCurrentPane(CheckpointView::HistogramTab);
+    QVERIFY(m_view->selectPath(u"layers.1.weight"_s));
+    HistogramPane *pane = m_view->histogramPane();
+    QVERIFY(pane->analysis()); // at once: the audit already scanned it at this bin count
+    QCOMPARE(pane->jobsStarted(), 0);
+    QCOMPARE(pane->analysis()->stats.nan, 3u);
+}
+
+void tst_AuditView::sha256OfEachFile()
+{
+    m_view->computeSha256();
+    auto *dialog = m_view->findChild<Sha256Dialog *>();
+    QVERIFY(dialog);
+    QTRY_VERIFY(!dialog->digest(0).isEmpty());
+    QFile file(m_path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(dialog->digest(0),
+        QString::fromLatin1(QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256).toHex()));
+    dialog->close(); // deletes itself
+    QTRY_VERIFY(!m_view->findChild<Sha256Dialog *>());
+}
+
+// STB_SCREENSHOT_DIR=dir saves dir/audit.png: the window after auditing the planted checkpoint.
+void tst_AuditView::screenshot()
+{
+    const QString dir = qEnvironmentVariable("STB_SCREENSHOT_DIR");
+    if (dir.isEmpty())
+        QSKIP("set STB_SCREENSHOT_DIR to save a screenshot");
+    MainWindow window;
+    window.resize(1200, 760);
+    QVERIFY(window.openFiles({ m_path }));
+    window.show();
+    CheckpointView *view = window.documents()->currentView();
+    view->setCurrentPane(CheckpointView::HistogramTab);
+    QSignalSpy finished(view->auditView(), &AuditView::finished);
+    view->startAudit();
+    QTRY_COMPARE(finished.count(), 1);
+    view->auditView()->table()->sortByColumn(AuditModel::FlagsColumn, Qt::DescendingOrder);
+    QVERIFY(view->selectPath(u"layers.1.weight"_s));
+    view->histogramPane()->setLogarithmic(false);
+    QTest::qWait(150);
+    QVERIFY(window.grab().save(dir + u"/audit.png"_s));
+}
+
+QTEST_MAIN(tst_AuditView)
+#include "tst_auditview.moc"

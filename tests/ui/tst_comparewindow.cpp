@@ -1,0 +1,388 @@
+#include "ui/comparedetailspane.h"
+#include "ui/comparefiltermodel.h"
+#include "ui/comparehistogrampane.h"
+#include "ui/comparemodel.h"
+#include "ui/comparetreesview.h"
+#include "ui/comparewindow.h"
+#include "ui/overviewpane.h"
+
+#include "core/checkpoint.h"
+#include "core/writer.h"
+
+#include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QDropEvent>
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMimeData>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+
+#include <cstring>
+
+using namespace Qt::StringLiterals;
+using namespace stb;
+
+namespace {
+
+template<typename T> std::vector<std::byte> bytesOf(const std::vector<T> &values)
+{
+    std::vector<std::byte> out(values.size() * sizeof(T));
+    std::memcpy(out.data(), values.data(), out.size());
+    return out;
+}
+
+struct Entry {
+    std::string name;
+    DType dtype;
+    std::vector<std::uint64_t> shape;
+    std::vector<std::byte> data;
+};
+
+QString write(const QTemporaryDir &dir, const QString &name, const std::vector<Entry> &entries,
+    const Metadata &metadata = {})
+{
+    std::vector<TensorSpec> specs;
+    std::vector<std::vector<std::byte>> data;
+    for (const auto &e : entries) {
+        specs.push_back({ e.name, e.dtype, e.shape });
+        data.push_back(e.data);
+    }
+    const QString path = dir.filePath(name);
+    std::string error;
+    if (!writeFile(path.toStdString(), specs, data, metadata, error))
+        qFatal("writeFile: %s", error.c_str());
+    return path;
+}
+
+const std::vector<float> kQ { 0, 1, 2, 3, 4, 5 };
+const std::vector<float> kQChanged { 0, 1.01f, 2, 3, 4, 5.5f }; // largest difference 0.5 at [1, 2]
+
+} // namespace
+
+// The compare window: models aligned on both sides, synchronized trees, metrics from core,
+// tolerances, export, cancel and drops.
+class tst_CompareWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void modelUnderTester();
+    void treesAlignedAndSynchronized();
+    void differencesOnlyHidesIdentical();
+    void metricsOfSelectedTensor();
+    void groupShowsCountsPerStatus();
+    void tolerancesChangeVerdict();
+    void exportWritesParseableJson();
+    void cancelLeavesNoResult();
+    void dropReplacesSides();
+    void hundredThousandTensors();
+
+private:
+    void openAndWait(CompareWindow &window, const QString &a, const QString &b);
+    QTemporaryDir m_dir;
+    QString m_a, m_b, m_c1, m_c2;
+};
+
+void tst_CompareWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(m_dir.isValid());
+    const std::vector<float> three { 1, 2, 3 }, four { 1, 2, 3, 4 };
+    const std::vector<double> fourWide { 1, 2, 3, 4 };
+    std::vector<Entry> a {
+        { "lm_head.weight", DType::F32, { 2, 2 }, bytesOf(four) },
+        { "model.embed.weight", DType::F32, { 2, 3 }, bytesOf(kQ) },
+        { "model.layers.0.attn.q.weight", DType::F32, { 2, 3 }, bytesOf(kQ) },
+        { "model.layers.0.mlp.up.weight", DType::F32, { 4 }, bytesOf(four) },
+        { "model.layers.1.attn.q.weight", DType::F32, { 2, 3 }, bytesOf(kQ) },
+        { "model.layers.1.old.bias", DType::F32, { 3 }, bytesOf(three) },
+        { "model.norm.weight", DType::F32, { 3 }, bytesOf(three) },
+    };
+    std::vector<Entry> b = a;
+    b[2].data = bytesOf(kQChanged);
+    b[3] = { "model.layers.0.mlp.up.weight", DType::F64, { 4 }, bytesOf(fourWide) };
+    b[4].shape = { 3, 2 };
+    b[5] = { "model.layers.1.new.bias", DType::F32, { 3 }, bytesOf(three) };
+    m_a = write(m_dir, u"a.safetensors"_s, a, { { "format", "pt" } });
+    m_b = write(m_dir, u"b.safetensors"_s, b, { { "format", "pt" }, { "step", "2" } });
+    m_c1 = write(m_dir, u"c1.safetensors"_s, { { "w", DType::F32, { 2, 3 }, bytesOf(kQ) } });
+    m_c2 = write(m_dir, u"c2.safetensors"_s, { { "w", DType::F32, { 2, 3 }, bytesOf(kQChanged) } });
+}
+
+void tst_CompareWindow::openAndWait(CompareWindow &window, const QString &a, const QString &b)
+{
+    QSignalSpy finished(&window, &CompareWindow::comparisonFinished);
+    QVERIFY(window.openFiles(a, b));
+    QVERIFY(finished.wait(10'000) || finished.count() == 1);
+    QVERIFY(window.result());
+}
+
+void tst_CompareWindow::modelUnderTester()
+{
+    CompareModel model(CompareModel::Side::B);
+    CompareFilterModel proxy;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    std::string error;
+    auto result = std::make_shared<CompareResult>();
+    result->a = Checkpoint::open(m_a.toStdString(), error);
+    result->b = Checkpoint::open(m_b.toStdString(), error);
+    QVERIFY(result->a && result->b);
+    result->comparison = *compareCheckpoints(*result->a, *result->b, {});
+    result->tree = CompareTree::build(result->comparison);
+    model.setResult(result);
+    QCOMPARE(model.rowCount(), 2); // lm_head, model
+    proxy.setDifferencesOnly(true);
+    QCOMPARE(proxy.rowCount(), 1); // lm_head is all identical
+    proxy.setPattern(u"bias"_s);
+    QCOMPARE(proxy.rowCount(), 1);
+    // A name only in A is a grey placeholder row on side B, in the same place as on side A.
+    const QModelIndex old = model.indexOfPath(u"model.layers.1.old.bias"_s);
+    QVERIFY(old.isValid());
+    QCOMPARE(old.data(CompareModel::PresentRole).toBool(), false);
+    QCOMPARE(old.data(CompareModel::StatusRole).toInt(), int(PairStatus::OnlyInA));
+    QVERIFY(old.data(Qt::BackgroundRole).value<QColor>().isValid());
+    QVERIFY(
+        model.index(0, CompareModel::StatusColumn, model.indexOfPath(u"model.layers"_s).parent()).isValid());
+    model.setResult(nullptr);
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void tst_CompareWindow::treesAlignedAndSynchronized()
+{
+    CompareWindow window;
+    window.resize(900, 420);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    openAndWait(window, m_a, m_b);
+    QCOMPARE(window.windowTitle(), u"a.safetensors ↔ b.safetensors"_s);
+    QTreeView *a = window.trees()->treeA(), *b = window.trees()->treeB();
+    // Same rows at every level, the same names in the same places.
+    std::function<void(const QModelIndex &, const QModelIndex &)> same
+        = [&](const QModelIndex &x, const QModelIndex &y) {
+              QCOMPARE(a->model()->rowCount(x), b->model()->rowCount(y));
+              for (int row = 0; row < a->model()->rowCount(x); ++row) {
+                  const QModelIndex cx = a->model()->index(row, 0, x), cy = b->model()->index(row, 0, y);
+                  QCOMPARE(cx.data().toString(), cy.data().toString());
+                  same(cx, cy);
+              }
+          };
+    same({}, {});
+    QCOMPARE(window.summaryText(),
+        u"1 changed, 1 dtype changed, 1 shape changed, 1 only in a, 1 only in b, 3 identical"_s);
+
+    // Expanding and collapsing on A does the same on B.
+    const QModelIndex lmA = a->model()->index(0, 0), lmB = b->model()->index(0, 0);
+    QCOMPARE(lmA.data().toString(), u"lm_head"_s);
+    QVERIFY(a->isExpanded(lmA) && b->isExpanded(lmB)); // the first level opens on both
+    b->collapse(lmB);
+    QVERIFY(!a->isExpanded(lmA));
+    a->expand(lmA);
+    QVERIFY(b->isExpanded(lmB));
+    // The way down to a difference is open on both; an all-identical group below is not.
+    const QModelIndex layers = b->model()->index(1, 0, b->model()->index(1, 0));
+    QCOMPARE(layers.data().toString(), u"layers"_s);
+    QVERIFY(b->isExpanded(layers) && b->isExpanded(b->model()->index(0, 0, layers)));
+    a->expandAll();
+    b->expandAll();
+
+    // Selecting on B selects the same row on A, and the details follow.
+    const QModelIndex modelB = b->model()->index(1, 0);
+    const QModelIndex embed = b->model()->index(0, 0, modelB);
+    QCOMPARE(embed.data().toString(), u"embed"_s);
+    b->setCurrentIndex(b->model()->index(0, 0, embed));
+    QCOMPARE(window.trees()->selectedPath(), u"model.embed.weight"_s);
+    QCOMPARE(a->selectionModel()->selectedRows().value(0).data().toString(), u"weight"_s);
+    QVERIFY(window.details()->metricsText().contains(u"model.embed.weight"_s));
+
+    // One scroll position for both.
+    a->setFixedHeight(120); // fewer rows than the tree has, wherever the window's layout puts it
+    b->setFixedHeight(120);
+    QTRY_VERIFY(a->verticalScrollBar()->maximum() > 0);
+    a->verticalScrollBar()->setValue(a->verticalScrollBar()->maximum());
+    QCOMPARE(b->verticalScrollBar()->value(), a->verticalScrollBar()->value());
+    b->verticalScrollBar()->setValue(1);
+    QCOMPARE(a->verticalScrollBar()->value(), 1);
+}
+
+void tst_CompareWindow::differencesOnlyHidesIdentical()
+{
+    CompareWindow window;
+    openAndWait(window, m_a, m_b);
+    window.differencesOnlyBox()->setChecked(true);
+    for (QTreeView *tree : { window.trees()->treeA(), window.trees()->treeB() }) {
+        int tensors = 0;
+        std::function<void(const QModelIndex &)> visit = [&](const QModelIndex &parent) {
+            for (int row = 0; row < tree->model()->rowCount(parent); ++row) {
+                const QModelIndex index = tree->model()->index(row, 0, parent);
+                if (index.data(CompareModel::StatusRole).toInt() >= 0) {
+                    ++tensors;
+                    QVERIFY(index.data(CompareModel::StatusRole).toInt() != int(PairStatus::Identical));
+                }
+                visit(index);
+            }
+        };
+        visit({});
+        QCOMPARE(tensors, 5);
+        QCOMPARE(tree->model()->rowCount(), 1); // lm_head is gone
+    }
+    window.differencesOnlyBox()->setChecked(false);
+    QCOMPARE(window.trees()->treeA()->model()->rowCount(), 2);
+}
+
+void tst_CompareWindow::metricsOfSelectedTensor()
+{
+    CompareWindow window;
+    openAndWait(window, m_a, m_b);
+    QVERIFY(window.trees()->selectPath(u"model.layers.0.attn.q.weight"_s));
+    const QString text = window.details()->metricsText();
+    QVERIFY2(text.contains(u"changed"_s), qPrintable(text));
+    QVERIFY2(text.contains(u"0.5 at [1, 2] (element 5)"_s), qPrintable(text));
+    QVERIFY2(text.contains(u"2 of 6"_s), qPrintable(text));
+    QVERIFY(text.contains(u"Cosine similarity"_s));
+    QCOMPARE(CompareDetailsPane::multiIndexText(23, { 2, 3, 4 }), u"[1, 2, 3]"_s);
+    QCOMPARE(CompareDetailsPane::multiIndexText(0, {}), u"[]"_s);
+    CompareHistogramPane *histograms = window.details()->histogramPane();
+    QTRY_VERIFY(histograms->histograms());
+    QCOMPARE(histograms->histograms()->diffCount, 6u);
+    std::uint64_t total = 0;
+    for (auto c : histograms->histograms()->a.counts)
+        total += c;
+    QCOMPARE(total, 6u);
+    QCOMPARE(histograms->histograms()->a.lo, histograms->histograms()->b.lo); // shared bins
+    QVERIFY(window.details()->overviewA()->plainText().contains(u"F32"_s));
+
+    QVERIFY(window.trees()->selectPath(u"model.layers.1.new.bias"_s));
+    QVERIFY(window.details()->metricsText().contains(u"no counterpart"_s));
+    QTRY_VERIFY(histograms->histograms());
+    QVERIFY(histograms->diffCaption().contains(u"only defined"_s));
+}
+
+void tst_CompareWindow::groupShowsCountsPerStatus()
+{
+    CompareWindow window;
+    openAndWait(window, m_a, m_b);
+    QVERIFY(window.trees()->selectPath(u"model.layers.0"_s));
+    const QString text = window.details()->metricsText();
+    QVERIFY2(text.contains(u"1 changed · 1 dtype changed"_s), qPrintable(text));
+    window.trees()->treeA()->clearSelection();
+    QVERIFY(window.details()->metricsText().contains(u"step"_s)); // metadata added in B
+}
+
+void tst_CompareWindow::tolerancesChangeVerdict()
+{
+    CompareWindow window;
+    openAndWait(window, m_c1, m_c2);
+    QCOMPARE(window.verdictText(), u"different"_s);
+    QSignalSpy finished(&window, &CompareWindow::comparisonFinished);
+    QVERIFY(!window.setTolerances(u"abc"_s, QString()));
+    QVERIFY(window.setTolerances(u"0.6"_s, QString()));
+    QVERIFY(finished.wait(10'000));
+    QCOMPARE(window.verdictText(), u"equivalent within tolerance"_s);
+    QVERIFY2(window.summaryText().contains(u"1 of the changed within tolerance"_s),
+        qPrintable(window.summaryText()));
+    QVERIFY(window.details()->metricsText().contains(u"within tolerance"_s)); // whole: counts per status
+    QCOMPARE(window.trees()->modelA()->index(0, CompareModel::StatusColumn).data().toString(),
+        u"within tolerance"_s);
+    QVERIFY(window.trees()->selectPath(u"w"_s));
+    QVERIFY(window.setTolerances(u"0.1"_s, u"0.01"_s));
+    QVERIFY(finished.wait(10'000));
+    QCOMPARE(window.verdictText(), u"different"_s);
+    QCOMPARE(window.trees()->selectedPath(), u"w"_s); // a re-run keeps the selection
+    QVERIFY2(window.details()->metricsText().contains(u"Out of tolerance"_s),
+        qPrintable(window.details()->metricsText()));
+}
+
+void tst_CompareWindow::exportWritesParseableJson()
+{
+    CompareWindow window;
+    openAndWait(window, m_a, m_b);
+    const QString path = m_dir.filePath(u"diff.json"_s);
+    QString error;
+    QVERIFY2(window.exportJson(path, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+    QCOMPARE(parseError.error, QJsonParseError::NoError);
+    QCOMPARE(doc.object().value(u"tensors"_s).toArray().size(), 8);
+    QCOMPARE(doc.object().value(u"summary"_s).toObject().value(u"changed"_s).toInt(), 1);
+    QVERIFY(window.exportMarkdown(m_dir.filePath(u"diff.md"_s)));
+    QVERIFY(QFile(m_dir.filePath(u"diff.md"_s)).size() > 0);
+}
+
+void tst_CompareWindow::cancelLeavesNoResult()
+{
+    CompareWindow window;
+    QSignalSpy cancelled(&window, &CompareWindow::comparisonCancelled);
+    QSignalSpy finished(&window, &CompareWindow::comparisonFinished);
+    QVERIFY(window.openFiles(m_a, m_b));
+    QVERIFY(window.isComparing());
+    window.cancel();
+    QCOMPARE(cancelled.count(), 1);
+    QVERIFY(!window.isComparing());
+    QTest::qWait(200); // a job that finished anyway must not deliver
+    QCOMPARE(finished.count(), 0);
+    QVERIFY(!window.result());
+    QVERIFY(window.summaryText().contains(u"cancelled"_s));
+}
+
+void tst_CompareWindow::dropReplacesSides()
+{
+    CompareWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    openAndWait(window, m_a, m_b);
+    const auto drop = [&window](const QStringList &paths) {
+        QSignalSpy finished(&window, &CompareWindow::comparisonFinished);
+        QMimeData mime;
+        QList<QUrl> urls;
+        for (const QString &path : paths)
+            urls << QUrl::fromLocalFile(path);
+        mime.setUrls(urls);
+        const QPoint pos = window.rect().center();
+        QDragEnterEvent enter(pos, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&window, &enter);
+        if (!enter.isAccepted())
+            return false;
+        QDropEvent drop(pos, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&window, &drop);
+        return finished.wait(10'000);
+    };
+    QVERIFY(drop({ m_c2 }));
+    QCOMPARE(window.windowTitle(), u"a.safetensors ↔ c2.safetensors"_s);
+    QVERIFY(drop({ m_c1, m_c2 }));
+    QCOMPARE(window.windowTitle(), u"c1.safetensors ↔ c2.safetensors"_s);
+}
+
+void tst_CompareWindow::hundredThousandTensors()
+{
+    std::vector<Entry> a, b;
+    for (int i = 0; i < 100'000; ++i) {
+        const std::string name = "model.layers." + std::to_string(i / 100) + ".t" + std::to_string(i % 100);
+        a.push_back({ name, DType::F32, { 1 }, bytesOf(std::vector<float> { float(i) }) });
+        b.push_back({ name, DType::F32, { 1 }, bytesOf(std::vector<float> { float(i % 1000 ? i : -i) }) });
+    }
+    const QString pathA = write(m_dir, u"big-a.safetensors"_s, a), pathB = write(m_dir, u"big-b.safetensors"_s, b);
+    QElapsedTimer timer;
+    timer.start();
+    CompareWindow window;
+    openAndWait(window, pathA, pathB);
+    QCOMPARE(window.result()->comparison.counts[std::size_t(PairStatus::Changed)], 99u); // i = 0 is -0 = +0
+    window.differencesOnlyBox()->setChecked(true);
+    QVERIFY(window.trees()->selectPath(u"model.layers.999.t0"_s) == false); // identical: filtered out
+    QVERIFY(window.trees()->selectPath(u"model.layers.990.t0"_s));
+    qInfo("100,000 tensors compared, shown and filtered in %lld ms", timer.elapsed());
+    QVERIFY(timer.elapsed() < 10'000);
+}
+
+QTEST_MAIN(tst_CompareWindow)
+#include "tst_comparewindow.moc"
