@@ -16,7 +16,7 @@ int main(int argc, char **argv)
     QApplication::setApplicationName(u"safetensors-browser"_s);
     QApplication::setApplicationDisplayName(u"Safetensors Browser"_s);
     QApplication::setApplicationVersion(QString::fromLatin1(STB_VERSION));
-    QApplication::setDesktopFileName(u"safetensors-browser"_s);
+    QApplication::setDesktopFileName(QStringLiteral(STB_APP_ID)); // matches the installed .desktop file
 
     QCommandLineParser parser;
     parser.setApplicationDescription(u"Look inside .safetensors model checkpoints."_s);

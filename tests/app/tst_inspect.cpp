@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
+#include <cstring>
 #include <fstream>
 
 using namespace Qt::StringLiterals;
@@ -190,6 +192,47 @@ private slots:
         QCOMPARE(run.exitCode, 1);
         QVERIFY(run.out.contains(u"index-shard-name"_s));
         QVERIFY(run.out.contains(u"index-unlisted-tensor"_s) == false);
+    }
+
+    void diff()
+    {
+        // b: one value of one tensor changed by 0.001 (0.000999928 in F32); c: byte-identical copy of the valid file.
+        std::string error;
+        const std::vector<TensorSpec> specs = {{"w", DType::F32, {2}}, {"same", DType::F32, {1}}};
+        auto bytes = [](std::initializer_list<float> v) {
+            std::vector<std::byte> out(v.size() * 4);
+            std::memcpy(out.data(), std::data(v), out.size());
+            return out;
+        };
+        QVERIFY(writeFile(path(u"da.safetensors"_s).toStdString(), specs,
+                          std::vector<std::vector<std::byte>>{bytes({1.0f, 2.0f}), bytes({5.0f})}, {}, error));
+        QVERIFY(writeFile(path(u"db.safetensors"_s).toStdString(), specs,
+                          std::vector<std::vector<std::byte>>{bytes({1.0f, 2.001f}), bytes({5.0f})}, {}, error));
+        const QString a = path(u"da.safetensors"_s), b = path(u"db.safetensors"_s);
+
+        QCOMPARE(inspect({u"diff"_s, a, a}).exitCode, 0);
+        Run run = inspect({u"diff"_s, a, b});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY(run.out.contains(QRegularExpression(u"\\nw +changed +F32 \\[2\\] +F32 \\[2\\] +0\\.00099\\d+ +1 "_s)));
+        QVERIFY(run.out.contains(u"1 changed, 1 identical: different"_s));
+        QCOMPARE(inspect({u"diff"_s, u"--atol"_s, u"0.01"_s, a, b}).exitCode, 0);
+        QCOMPARE(inspect({u"diff"_s, u"--rtol"_s, u"0.0001"_s, a, b}).exitCode, 1);
+        QCOMPARE(inspect({u"diff"_s, u"--atol"_s, u"-1"_s, a, b}).exitCode, 2);
+        QCOMPARE(inspect({u"diff"_s, a}).exitCode, 2);
+        QCOMPARE(inspect({u"diff"_s, a, u"/nonexistent"_s}).exitCode, 2);
+
+        run = inspect({u"diff"_s, u"--json"_s, a, b});
+        const QJsonObject j = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(j[u"summary"_s].toObject()[u"changed"_s].toInt(), 1);
+        QCOMPARE(j[u"summary"_s].toObject()[u"identical"_s].toInt(), 1);
+        const QJsonArray tensors = j[u"tensors"_s].toArray();
+        QCOMPARE(tensors.size(), 2); // identical ones are listed too
+        const QJsonObject w = tensors[1].toObject();
+        QCOMPARE(w[u"name"_s].toString(), u"w"_s);
+        QCOMPARE(w[u"status"_s].toString(), u"changed"_s);
+        QCOMPARE(w[u"argmax"_s].toInt(), 1);
+        QCOMPARE(w[u"n_different"_s].toInt(), 1);
+        QVERIFY(std::fabs(w[u"max_abs_diff"_s].toDouble() - 0.001) < 1e-6);
     }
 
 private:
