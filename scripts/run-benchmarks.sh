@@ -4,10 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
-cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTB_BUILD_TESTS=OFF -DSTB_BUILD_BENCHMARKS=ON >/dev/null
+cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTB_BUILD_TESTS=OFF -DSTB_BUILD_GUI=ON -DSTB_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build build-bench -j "$(nproc)"
 work="${STB_BENCH_DIR:-$(mktemp -d /tmp/stb-bench.XXXXXX)}"
 for bench in build-bench/tests/bench/bench_*; do
+  [ -f "$bench" ] && [ -x "$bench" ] || continue   # skip CMake's autogen folders
   echo "== $(basename "$bench")"
   "$bench" "$work"
 done
