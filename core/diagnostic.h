@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace stb {
 
@@ -21,5 +22,19 @@ struct Diagnostic {
 
     bool isError() const { return severity == Severity::Error; }
 };
+
+inline Diagnostic makeError(std::string rule, std::string reference, std::string message, std::uint64_t offset,
+                            std::string tensor = {})
+{
+    return {Severity::Error, std::move(rule), std::move(reference), std::move(message), offset, std::move(tensor)};
+}
+
+inline Diagnostic makeWarning(std::string rule, std::string message, std::uint64_t offset, std::string tensor = {})
+{
+    return {Severity::Warning, std::move(rule), {}, std::move(message), offset, std::move(tensor)};
+}
+
+// A broken 100,000-tensor file could list a problem per tensor: keep the first ones.
+inline constexpr std::size_t kMaxStoredDiagnostics = 10'000;
 
 } // namespace stb

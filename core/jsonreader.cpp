@@ -1,5 +1,7 @@
 #include "core/jsonreader.h"
 
+#include "core/jsonnumber.h"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -41,92 +43,6 @@ void appendUtf8(std::string &out, std::uint32_t cp)
         out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
         out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
         out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
-
-// Powers of ten as Rust's float literals give them (correctly rounded), for overflowsDouble.
-const double *powersOfTen()
-{
-    static const auto table = [] {
-        std::array<double, 309> powers {};
-        for (int i = 0; i <= 308; ++i) {
-            const std::string text = "1e" + std::to_string(i);
-            std::from_chars(text.data(), text.data() + text.size(), powers[static_cast<std::size_t>(i)]);
-        }
-        return powers;
-    }();
-    return table.data();
-}
-
-// serde_json (without its float_roundtrip feature, as the reference builds it) rejects a number
-// whose value it computes as infinite, and accepts underflow to 0. It does not round correctly:
-// it keeps the first digits that fit a u64 as the significand (later integer digits only raise
-// the exponent, later fraction digits are dropped), converts that to a double and multiplies or
-// divides by a power of ten from a table. Near DBL_MAX this differs from a correctly rounded
-// parse in both directions (1.7976931348623158e308 fails, 179769313486231599e291 passes), so the
-// verdict must be computed its way, step for step (serde_json de.rs: parse_integer,
-// parse_long_integer, parse_decimal, parse_decimal_overflow, parse_exponent,
-// parse_exponent_overflow, f64_from_parts). `token` is grammatically valid.
-bool overflowsDouble(std::string_view token)
-{
-    std::size_t i = token[0] == '-' ? 1 : 0;
-    std::uint64_t significand = 0;
-    std::int64_t exponent = 0;
-    auto absorbs = [&](char c) {
-        const auto digit = static_cast<std::uint64_t>(c - '0');
-        if (significand > (UINT64_MAX - digit) / 10)
-            return false;
-        significand = significand * 10 + digit;
-        return true;
-    };
-    bool integerFull = false;
-    for (; i < token.size() && isDigit(token[i]); ++i) {
-        if (integerFull || !absorbs(token[i])) {
-            integerFull = true; // parse_long_integer: each further digit is a power of ten
-            ++exponent;
-        }
-    }
-    if (i < token.size() && token[i] == '.') {
-        for (++i; i < token.size() && isDigit(token[i]); ++i) {
-            if (!absorbs(token[i])) {
-                while (i < token.size() && isDigit(token[i])) // parse_decimal_overflow
-                    ++i;
-                break;
-            }
-            --exponent;
-        }
-    }
-    if (i < token.size() && (token[i] == 'e' || token[i] == 'E')) {
-        ++i;
-        bool positive = true;
-        if (token[i] == '+' || token[i] == '-')
-            positive = token[i++] == '+';
-        std::int64_t value = 0;
-        for (; i < token.size(); ++i) {
-            value = value * 10 + (token[i] - '0');
-            if (value > INT32_MAX) // parse_exponent_overflow: infinity is an error, zero is not
-                return significand != 0 && positive;
-        }
-        exponent
-            = std::clamp<std::int64_t>(positive ? exponent + value : exponent - value, INT32_MIN, INT32_MAX);
-    }
-    const double *pow10 = powersOfTen();
-    double f = static_cast<double>(significand);
-    while (true) {
-        const std::uint64_t magnitude
-            = exponent < 0 ? static_cast<std::uint64_t>(-exponent) : static_cast<std::uint64_t>(exponent);
-        if (magnitude <= 308) {
-            if (exponent < 0)
-                return false; // f / 10^k is finite
-            f *= pow10[magnitude];
-            return std::isinf(f);
-        }
-        if (f == 0.0)
-            return false;
-        if (exponent >= 0)
-            return true;
-        f /= 1e308;
-        exponent += 308;
     }
 }
 
@@ -405,7 +321,7 @@ bool JsonReader::scanNumber(Number *out)
             ++m_pos;
     }
     const std::string_view token = m_text.substr(start, m_pos - start);
-    if ((fraction || overflow) && overflowsDouble(token))
+    if ((fraction || overflow) && serdeNumberOverflows(token))
         return fail("number out of range", start);
     if (out) {
         if (fraction || overflow)
@@ -496,63 +412,6 @@ bool JsonReader::atEnd()
     if (m_pos != m_text.size())
         return fail("trailing characters after the JSON value", m_pos);
     return true;
-}
-
-} // namespace stb
-
-namespace stb {
-
-std::size_t findInvalidUtf8(std::string_view text)
-{
-    const auto *s = reinterpret_cast<const unsigned char *>(text.data());
-    const std::size_t n = text.size();
-    std::size_t i = 0;
-    while (i < n) {
-        // ASCII fast path, 8 bytes at a time.
-        while (i + 8 <= n) {
-            std::uint64_t word;
-            __builtin_memcpy(&word, s + i, 8);
-            if (word & 0x8080808080808080ull)
-                break;
-            i += 8;
-        }
-        if (i >= n)
-            break;
-        const unsigned char c = s[i];
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        std::size_t len = 0;
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) {
-            len = 2;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3;
-            if (c == 0xE0)
-                lo = 0xA0;
-            else if (c == 0xED)
-                hi = 0x9F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4;
-            if (c == 0xF0)
-                lo = 0x90;
-            else if (c == 0xF4)
-                hi = 0x8F;
-        } else {
-            return i;
-        }
-        if (i + len > n)
-            return i;
-        if (s[i + 1] < lo || s[i + 1] > hi)
-            return i;
-        for (std::size_t k = 2; k < len; ++k) {
-            if (s[i + k] < 0x80 || s[i + k] > 0xBF)
-                return i;
-        }
-        i += len;
-    }
-    return std::string_view::npos;
 }
 
 } // namespace stb

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/utf8.h" // findInvalidUtf8: JSON text must be valid UTF-8 first
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -76,13 +78,5 @@ private:
     std::string m_error;
     std::size_t m_errorPos = 0;
 };
-
-} // namespace stb
-
-namespace stb {
-
-// Index of the first byte that breaks strict UTF-8 (as Rust's str::from_utf8 sees it: no
-// overlong forms, no surrogates, nothing above U+10FFFF), or npos when the text is valid.
-std::size_t findInvalidUtf8(std::string_view text);
 
 } // namespace stb
