@@ -132,7 +132,8 @@ bool writeFile(const std::string &path, std::span<const TensorSpec> specs, const
         info.shape = specs[idx].shape;
         buffer.resize(static_cast<std::size_t>(*info.expectedBytes()));
         fill(idx, buffer);
-        ok = ok && std::fwrite(buffer.data(), 1, buffer.size(), file.get()) == buffer.size();
+        if (!buffer.empty()) // an empty vector's data() may be null, which fwrite must not get
+            ok = ok && std::fwrite(buffer.data(), 1, buffer.size(), file.get()) == buffer.size();
     }
     if (std::fclose(file.release()) != 0 || !ok) {
         error = "cannot write " + path;

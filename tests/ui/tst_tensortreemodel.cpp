@@ -321,8 +321,7 @@ void tst_TensorTreeModel::hundredThousandTensors()
     QCOMPARE(model.totals({}).tensors, 100'000u);
     QCOMPARE(model.rowCount(model.indexOfPath(u"model.layers"_s)), 1000);
     QCOMPARE(model.index(999, 0, model.indexOfPath(u"model.layers"_s)).data().toString(), u"999"_s);
-    // Generous against a loaded machine; the measured figure is printed above.
-    QVERIFY2(parseMs + modelMs < 2000, "populating 100,000 tensors took far too long");
+    // Speed is judged by tests/bench/bench_gui, not here (the figure above is informative).
 
     timer.restart();
     proxy.setPattern(u"layers.500."_s);
