@@ -1,6 +1,7 @@
 // safetensors-inspect as scripts meet it: the program run as a process, its lines, its JSON and
 // its exit codes.
 #include "core/writer.h"
+#include "tests/support/inspectprocess.h"
 #include "tests/support/testfiles.h"
 
 #include <QJsonArray>
@@ -21,21 +22,9 @@ using namespace stb;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
+using Run = test::InspectRun;
 
-Run inspect(const QStringList &arguments)
-{
-    QProcess process;
-    process.start(QStringLiteral(STB_INSPECT_PATH), arguments);
-    if (!process.waitForFinished(60000))
-        return {};
-    return {process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
-}
+Run inspect(const QStringList &arguments) { return test::runInspect(arguments, 60000); }
 
 } // namespace
 

@@ -5,11 +5,11 @@
 #include "core/auditreport.h"
 #include "core/checkpoint.h"
 #include "core/writer.h"
+#include "tests/support/inspectprocess.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -152,20 +152,9 @@ std::vector<Planted> plantedTensors()
     return t;
 }
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = stb::test::InspectRun;
 
-Run inspect(const QStringList &arguments)
-{
-    QProcess process;
-    process.start(QStringLiteral(STB_INSPECT_PATH), arguments);
-    if (!process.waitForFinished(120000))
-        return {};
-    return { process.exitCode(), process.readAllStandardOutput(), process.readAllStandardError() };
-}
+Run inspect(const QStringList &arguments) { return stb::test::runInspect(arguments); }
 
 QStringList toStringList(const std::vector<std::string> &flags)
 {
@@ -462,7 +451,7 @@ void tst_Audit::sharded()
 
     const Run run = inspect({ u"audit"_s, index });
     QCOMPARE(run.exitCode, 1);
-    QVERIFY(run.out.contains("model.d.nan"));
+    QVERIFY(run.out.contains(u"model.d.nan"_s));
 }
 
 // The keys the issue lists, nulls where there is no finite value, numbers equal to the stats.
@@ -585,18 +574,18 @@ void tst_Audit::cli()
     }
     const Run text = inspect({ u"audit"_s, file });
     QCOMPARE(text.exitCode, exitCode);
-    QVERIFY(text.out.contains("NAME"));
+    QVERIFY(text.out.contains(u"NAME"_s));
     QVERIFY(text.err.isEmpty()); // no progress line when stderr is not a terminal
 
     const Run json = inspect({ u"audit"_s, u"--json"_s, file });
     QCOMPARE(json.exitCode, exitCode);
     QJsonParseError error;
-    const QJsonObject object = QJsonDocument::fromJson(json.out, &error).object();
+    const QJsonObject object = QJsonDocument::fromJson(json.out.toUtf8(), &error).object();
     QCOMPARE(error.error, QJsonParseError::NoError);
     QCOMPARE(object[u"tensors"_s].toArray().size(), static_cast<qsizetype>(count));
     const QString summary = object[u"summary"_s].toObject()[u"text"_s].toString();
     QVERIFY(!summary.isEmpty());
-    QVERIFY2(text.out.contains(summary.toUtf8()), text.out.constData());
+    QVERIFY2(text.out.contains(summary), qPrintable(text.out));
 }
 
 void tst_Audit::cliBins()
@@ -607,7 +596,7 @@ void tst_Audit::cliBins()
             arguments << u"--bins"_s << QString::number(bins);
         const Run run = inspect(arguments);
         QCOMPARE(run.exitCode, 1);
-        const QJsonArray tensors = QJsonDocument::fromJson(run.out).object()[u"tensors"_s].toArray();
+        const QJsonArray tensors = QJsonDocument::fromJson(run.out.toUtf8()).object()[u"tensors"_s].toArray();
         int withHistogram = 0;
         for (const auto &t : tensors) {
             const QJsonValue h = t.toObject()[u"histogram"_s];
