@@ -459,9 +459,20 @@ void CodeCounter::flushInto(std::vector<std::uint64_t> &totals)
 {
     const std::size_t codes = std::size_t(1) << m_bits;
     totals.resize(codes, 0);
-    for (std::size_t c = 0; c < codes; ++c) {
-        totals[c] += std::uint64_t(m_tables[c]) + m_tables[codes + c];
-        m_tables[c] = m_tables[codes + c] = 0;
+    // A tensor touches few of the 65,536 codes: skip untouched blocks (a vectorizable OR) so
+    // the per-tensor cost of small BF16 tensors stays small.
+    constexpr std::size_t kBlockCodes = 16;
+    for (std::size_t base = 0; base < codes; base += kBlockCodes) {
+        const std::size_t end = std::min(codes, base + kBlockCodes);
+        std::uint32_t touched = 0;
+        for (std::size_t c = base; c < end; ++c)
+            touched |= m_tables[c] | m_tables[codes + c];
+        if (!touched)
+            continue;
+        for (std::size_t c = base; c < end; ++c) {
+            totals[c] += std::uint64_t(m_tables[c]) + m_tables[codes + c];
+            m_tables[c] = m_tables[codes + c] = 0;
+        }
     }
     m_pending = 0;
     m_dirty = false;

@@ -94,6 +94,16 @@ TensorAnalysis fromCodeCounts(DType dtype, const std::vector<std::uint64_t> &cou
     StatsAccumulator acc;
     std::vector<std::pair<double, std::uint64_t>> values; // finite value, count
     for (std::size_t code = 0; code < counts.size(); ++code) {
+        // Skip runs of unused codes eight at a time (most of a 16-bit table is empty).
+        if ((code & 7) == 0 && code + 8 <= counts.size()) {
+            std::uint64_t any = 0;
+            for (std::size_t k = 0; k < 8; ++k)
+                any |= counts[code + k];
+            if (!any) {
+                code += 7;
+                continue;
+            }
+        }
         if (!counts[code])
             continue;
         const double v = decodeCode(dtype, code);
