@@ -6,6 +6,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 inspect="$1"; work="$2"; shift 2
 seeds=("${@:-1 2}")
+# rustup installs cargo under ~/.cargo/bin, which a non-login shell may not have on its PATH.
+PATH="$PATH:${HOME:-/root}/.cargo/bin"
 if ! command -v cargo >/dev/null || ! ls -d /usr/share/cargo/registry/serde_json-* >/dev/null 2>&1; then
   echo "cargo or Debian's serde crates missing: skipped"; exit 77
 fi
