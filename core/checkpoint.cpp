@@ -48,6 +48,12 @@ std::shared_ptr<const Checkpoint> Checkpoint::open(const std::string &path, std:
     auto mapping = MappedFile::open(path, error);
     if (!mapping)
         return nullptr;
+    // Real indexes are kilobytes to a few megabytes; refuse to copy anything absurd.
+    if (mapping->size() > kMaxHeaderLength) {
+        error = "the index is " + std::to_string(mapping->size()) + " bytes: more than any real index (limit "
+            + std::to_string(kMaxHeaderLength) + ")";
+        return nullptr;
+    }
     std::string json(static_cast<std::size_t>(mapping->size()), '\0');
     if (!guardedCopy(std::as_writable_bytes(std::span(json)), mapping->bytes())) {
         error = "the file changed on disk while it was being read";

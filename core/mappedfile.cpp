@@ -11,7 +11,9 @@ namespace stb {
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path, std::string &error)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below as not a
+    // regular file); the flag changes nothing for regular files.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         error = std::strerror(errno);
         return nullptr;

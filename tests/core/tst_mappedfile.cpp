@@ -11,6 +11,7 @@
 using namespace Qt::StringLiterals;
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace stb;
@@ -53,11 +54,16 @@ private slots:
         QTest::addColumn<QString>("which");
         QTest::newRow("missing") << u"missing"_s;
         QTest::newRow("directory") << u"directory"_s;
+        QTest::newRow("fifo") << u"fifo"_s; // must be refused at once, not block waiting for a writer
     }
     void unreadablePaths()
     {
         QFETCH(QString, which);
-        const std::string path = which == u"directory"_s ? m_dir.path().toStdString() : file("does-not-exist");
+        std::string path = which == u"directory"_s ? m_dir.path().toStdString() : file("does-not-exist");
+        if (which == u"fifo"_s) {
+            path = file("fifo");
+            QCOMPARE(::mkfifo(path.c_str(), 0644), 0);
+        }
         std::string error;
         QVERIFY(!MappedFile::open(path, error));
         QVERIFY(!error.empty());
