@@ -20,6 +20,8 @@ QString sizeText(std::uint64_t bytes)
 {
     // formattedDataSize takes qint64; sizes past 2^63 only come from broken headers.
     const auto clamped = static_cast<qint64>(std::min<std::uint64_t>(bytes, INT64_MAX));
+    if (bytes == 1)
+        return u"1 byte"_s; // Qt 6.4 says "1 bytes"
     return QLocale().formattedDataSize(clamped, bytes < 1024 ? 0 : 1);
 }
 
