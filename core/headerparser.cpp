@@ -150,11 +150,7 @@ void addWarnings(Header &header, std::string_view json, const std::vector<std::s
                                     firstUse[di]->headerOffset, firstUse[di]->name));
     }
     for (const auto &[key, value] : header.metadata) {
-        const auto first = value.find_first_not_of(" \t\r\n");
-        if (first == std::string::npos || (value[first] != '{' && value[first] != '['))
-            continue;
-        JsonReader probe(value);
-        if (probe.skipValue() && probe.atEnd())
+        if (isJsonContainerText(value))
             d.push_back(makeWarning("metadata-json",
                                     "__metadata__ value of \"" + printable(key)
                                         + "\" holds JSON text",

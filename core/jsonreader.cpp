@@ -414,4 +414,15 @@ bool JsonReader::atEnd()
     return true;
 }
 
+bool isJsonContainerText(std::string_view text)
+{
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos || (text[first] != '{' && text[first] != '['))
+        return false;
+    if (findInvalidUtf8(text) != std::string_view::npos)
+        return false;
+    JsonReader probe(text);
+    return probe.skipValue() && probe.atEnd();
+}
+
 } // namespace stb

@@ -79,4 +79,10 @@ private:
     std::size_t m_errorPos = 0;
 };
 
+// Whether `text` is one JSON object or array (with surrounding whitespace) that this reader
+// accepts: at most 127 levels deep. Check this before handing text to a recursive consumer such
+// as a DOM parser or a tree widget: a metadata value may legally hold "[[[[...]]]]" a million
+// levels deep.
+bool isJsonContainerText(std::string_view text);
+
 } // namespace stb

@@ -6,6 +6,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "core/jsonreader.h"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -80,11 +82,16 @@ QTreeWidgetItem *MetadataPane::section(const QString &title)
 void MetadataPane::addValue(QTreeWidgetItem *parent, const QString &key, const std::string &value)
 {
     // Values are strings by the format; many tools store JSON inside them (configs, quantisation).
-    const auto json = nlohmann::json::parse(value, nullptr, false);
-    if (!json.is_discarded() && json.is_structured())
-        addJson(parent, key, json, 0);
-    else
-        addItem(parent, key, toQString(value));
+    // Only text our depth-limited reader accepts goes to nlohmann's parser, whose DOM would
+    // otherwise recurse through a value nested a million levels deep.
+    if (isJsonContainerText(value)) {
+        const auto json = nlohmann::json::parse(value, nullptr, false);
+        if (!json.is_discarded()) {
+            addJson(parent, key, json, 0);
+            return;
+        }
+    }
+    addItem(parent, key, toQString(value));
 }
 
 void MetadataPane::showFile(const Checkpoint &checkpoint, std::size_t shard)

@@ -1,0 +1,63 @@
+// The metadata pane: values that hold JSON unfold as a tree; values that only look like JSON,
+// including arrays nested far deeper than any parser should recurse, stay plain text.
+#include "core/checkpoint.h"
+#include "core/writer.h"
+#include "ui/metadatapane.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
+
+using namespace Qt::StringLiterals;
+using namespace stb;
+
+namespace {
+
+QTreeWidgetItem *findItem(QTreeWidget *tree, const QString &key)
+{
+    for (QTreeWidgetItemIterator it(tree); *it; ++it) {
+        if ((*it)->text(0) == key)
+            return *it;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+class tst_MetadataPane : public QObject {
+    Q_OBJECT
+
+private slots:
+    void jsonValuesUnfoldDeepOnesDoNot()
+    {
+        QTemporaryDir dir;
+        const std::string path = (dir.path() + u"/m.safetensors"_s).toStdString();
+        const std::string deep = std::string(200'000, '[') + std::string(200'000, ']');
+        const Metadata metadata = {{"config", R"({"hidden": 64, "layers": [1, 2, {"act": "gelu"}]})"},
+                                   {"deep", deep},
+                                   {"format", "pt"},
+                                   {"broken", "{\"a\": "}};
+        const std::vector<TensorSpec> specs = {{"x", DType::U8, {1}}};
+        std::string error;
+        QVERIFY(writeFile(path, specs, std::vector<std::vector<std::byte>>{{std::byte{1}}}, metadata, error));
+        const auto checkpoint = Checkpoint::open(path, error);
+        QVERIFY(checkpoint);
+
+        MetadataPane pane;
+        pane.showFile(*checkpoint, 0); // must not recurse 200,000 levels
+
+        QTreeWidgetItem *config = findItem(pane.tree(), u"config"_s);
+        QVERIFY(config);
+        QVERIFY(config->childCount() >= 2); // unfolded: hidden, layers
+        QVERIFY(findItem(pane.tree(), u"act"_s));
+        for (const auto &key : {u"deep"_s, u"format"_s, u"broken"_s}) {
+            QTreeWidgetItem *item = findItem(pane.tree(), key);
+            QVERIFY2(item, qPrintable(key));
+            QCOMPARE(item->childCount(), 0); // plain text
+        }
+    }
+};
+
+QTEST_MAIN(tst_MetadataPane)
+#include "tst_metadatapane.moc"
