@@ -129,9 +129,9 @@ QWidget *CheckpointView::createTreeSide()
     m_tree->setSelectionMode(QAbstractItemView::SingleSelection);
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     const int digit = m_tree->fontMetrics().horizontalAdvance(u'0');
-    m_tree->header()->resizeSection(TensorTreeModel::NameColumn, 30 * digit);
+    m_tree->header()->resizeSection(TensorTreeModel::NameColumn, 27 * digit);
     m_tree->header()->resizeSection(TensorTreeModel::DTypeColumn, 7 * digit);
-    m_tree->header()->resizeSection(TensorTreeModel::ShapeColumn, 12 * digit);
+    m_tree->header()->resizeSection(TensorTreeModel::ShapeColumn, 15 * digit); // "100,000 tensors", "[8192, 28672]"
     m_tree->header()->resizeSection(TensorTreeModel::ParametersColumn, 11 * digit);
     m_tree->header()->resizeSection(TensorTreeModel::SizeColumn, 10 * digit);
     layout->addWidget(m_tree, 1);
