@@ -4,9 +4,11 @@
 #include "core/parallel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <tuple>
 
 namespace stb {
@@ -35,15 +37,89 @@ void addFlags(AuditEntry &entry)
         entry.flags.push_back("outlier:" + std::to_string(entry.analysis.outliers));
 }
 
-// Same size and digest, confirmed byte for byte: a later tensor (in name order) duplicates the
-// earliest identical one. Empty tensors duplicate nothing.
-void findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entries)
+// What identical bytes of one dtype certainly share: exact counts, extremes (by value: -0 and
+// +0 may come out either way) and histogram. Not mean and std, whose last bits depend on how
+// chunks were merged.
+struct Fingerprint {
+    DType dtype;
+    std::uint64_t count, nan, posInf, negInf, zeros;
+    double min, max; // NaN (no finite value) as +Inf, so that equal means equal
+    std::vector<std::uint64_t> histogram;
+
+    Fingerprint(DType d, const TensorAnalysis &a)
+        : dtype(d)
+        , count(a.stats.count)
+        , nan(a.stats.nan)
+        , posInf(a.stats.posInf)
+        , negInf(a.stats.negInf)
+        , zeros(a.stats.zeros)
+        , min(std::isnan(a.stats.min) ? INFINITY : a.stats.min + 0.0)
+        , max(std::isnan(a.stats.max) ? INFINITY : a.stats.max + 0.0)
+        , histogram(a.histogram.counts)
+    { }
+    auto tie() const { return std::tie(dtype, count, nan, posInf, negInf, zeros, min, max, histogram); }
+    bool operator<(const Fingerprint &o) const { return tie() < o.tie(); }
+};
+
+// Tensors that may duplicate another: of the same byte length, and either of another dtype or
+// with the same fingerprint. Everything else differs already in its statistics, so the audit
+// reads no byte twice for it (digests cost as much as the statistics).
+std::vector<std::size_t> duplicateCandidates(const Checkpoint &checkpoint, const std::vector<AuditEntry> &entries)
 {
-    std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, std::vector<std::size_t>> groups;
+    std::map<std::uint64_t, std::vector<std::size_t>> bySize;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const auto &t = checkpoint.tensors()[entries[i].tensor];
         if (entries[i].readable && t.info->byteLength() > 0)
-            groups[{t.info->byteLength(), entries[i].analysis.digest.high, entries[i].analysis.digest.low}].push_back(i);
+            bySize[t.info->byteLength()].push_back(i);
+    }
+    std::vector<std::size_t> candidates;
+    for (const auto &[size, members] : bySize) {
+        if (members.size() < 2)
+            continue;
+        std::map<Fingerprint, std::vector<std::size_t>> same;
+        std::set<DType> dtypes;
+        for (std::size_t i : members) {
+            const DType dtype = checkpoint.tensors()[entries[i].tensor].info->dtype;
+            dtypes.insert(dtype);
+            same[Fingerprint(dtype, entries[i].analysis)].push_back(i);
+        }
+        for (const auto &[fingerprint, group] : same) {
+            if (group.size() > 1 || dtypes.size() > 1)
+                candidates.insert(candidates.end(), group.begin(), group.end());
+        }
+    }
+    return candidates;
+}
+
+// Same size and digest, confirmed byte for byte: a later tensor (in name order) duplicates the
+// earliest identical one. Empty tensors duplicate nothing. false when cancelled or when a file
+// vanished under the read.
+bool findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entries, unsigned threads,
+                    const std::atomic<bool> *cancel)
+{
+    auto candidates = duplicateCandidates(checkpoint, entries);
+    std::sort(candidates.begin(), candidates.end());
+    std::vector<ContentDigest> digests(candidates.size());
+    const bool read = parallelFor(
+        candidates.size(), threads,
+        [&](std::uint64_t c, unsigned) {
+            const auto &t = checkpoint.tensors()[entries[candidates[c]].tensor];
+            const auto digest = tensorDigest(t.info->dtype, checkpoint.fileOf(t)->tensorBytes(*t.info),
+                                             *t.info->elementCount(), cancel);
+            if (digest)
+                digests[c] = *digest;
+            return digest.has_value();
+        },
+        cancel);
+    if (!read)
+        return false;
+
+    std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, std::vector<std::size_t>> groups;
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+        const std::size_t i = candidates[c];
+        entries[i].analysis.digest = digests[c];
+        const auto &t = checkpoint.tensors()[entries[i].tensor];
+        groups[{t.info->byteLength(), digests[c].high, digests[c].low}].push_back(i);
     }
     for (const auto &[key, members] : groups) {
         for (std::size_t m = 1; m < members.size(); ++m) {
@@ -64,6 +140,7 @@ void findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entri
             }
         }
     }
+    return true;
 }
 
 } // namespace
@@ -129,6 +206,7 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
         }
         AnalysisOptions one = options;
         one.threads = useThreads;
+        one.digest = false; // only duplicate candidates need one (findDuplicates)
         std::uint64_t reported = 0;
         auto analysis = analyzeTensor(t.info->dtype, file->tensorBytes(*t.info), *count, one, cancel,
                                       [&](std::uint64_t d, std::uint64_t all) {
@@ -168,7 +246,8 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
 
     for (auto &entry : result.entries)
         addFlags(entry);
-    findDuplicates(checkpoint, result.entries);
+    if (!findDuplicates(checkpoint, result.entries, threads, cancel))
+        return std::nullopt;
 
     AuditSummary &s = result.summary;
     s.tensors = result.entries.size();

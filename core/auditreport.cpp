@@ -67,7 +67,6 @@ Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit)
         row["duplicate_of"] = entry.duplicateOf >= 0
             ? Json(checkpoint.tensors()[audit.entries[static_cast<std::size_t>(entry.duplicateOf)].tensor].info->name)
             : Json();
-        row["digest"] = entry.readable ? Json(entry.analysis.digest.hex()) : Json();
         tensors.push_back(std::move(row));
     }
     j["tensors"] = std::move(tensors);

@@ -1,5 +1,7 @@
 #include "core/statskernels.h"
 
+#include "core/avx512kernels.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -43,6 +45,12 @@ struct LoadU64 {
     static constexpr std::size_t size = 8;
     static double get(const std::byte *p) { return static_cast<double>(load<std::uint64_t>(p)); }
 };
+template<DType dtype> struct LoadHalf {
+    static constexpr std::size_t size = 2;
+    static double get(const std::byte *p) { return decodeCode(dtype, load<std::uint16_t>(p)); }
+};
+using LoadBF16 = LoadHalf<DType::BF16>;
+using LoadF16 = LoadHalf<DType::F16>;
 struct LoadC64 {
     static constexpr std::size_t size = 8;
     static double get(const std::byte *p)
@@ -361,11 +369,183 @@ bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const B
     return true;
 }
 
+
+// ---- F32, BF16 and F16 on AVX-512 ------------------------------------------------------------
+// The kernels in avx512kernels.cpp do 64 values at a time; a block holding NaN or Inf and the
+// ragged end of a chunk go to the scalar code above, so results are what it defines.
+
+avx512::Format wideFormat(DType dtype)
+{
+    return dtype == DType::F32 ? avx512::Format::F32 : dtype == DType::BF16 ? avx512::Format::BF16 : avx512::Format::F16;
+}
+
+// Values per pass-1 block: long enough that the reductions at its end cost little, short enough
+// that a block with a NaN costs little to redo.
+constexpr std::uint64_t kWideBlock = 4096;
+
+template<typename Loader>
+void scanWide(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc)
+{
+    const std::byte *p = data + first * Loader::size;
+    double shift = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const double v = Loader::get(p + i * Loader::size);
+        if (std::isfinite(v)) {
+            shift = v;
+            break;
+        }
+    }
+    double sum = 0, squares = 0, mn = INFINITY, mx = -INFINITY;
+    std::uint64_t finite = 0, zeros = 0;
+    const std::uint64_t vectorEnd = n - n % avx512::kStep;
+    std::uint64_t i = 0;
+    while (i < vectorEnd) {
+        const std::uint64_t length = std::min(kWideBlock, vectorEnd - i);
+        avx512::Moments m;
+        if (avx512::moments(wideFormat(dtype), p + i * Loader::size, length, shift, m)) {
+            sum += m.sum;
+            squares += m.squares;
+            mn = std::min(mn, m.min);
+            mx = std::max(mx, m.max);
+            finite += length;
+            zeros += m.zeros;
+        } else {
+            scan<Loader>(data, first + i, length, acc);
+        }
+        i += length;
+    }
+    if (i < n)
+        scan<Loader>(data, first + i, n - i, acc);
+    StatsAccumulator chunk;
+    chunk.addFiniteBlock(finite, shift, sum, squares);
+    if (finite)
+        chunk.addExtremes(mn, mx, std::max(std::fabs(mn), std::fabs(mx)));
+    chunk.addZeros(zeros);
+    acc.merge(chunk);
+}
+
+// Pass 2 from the counts at or above plan.keys (see BinPlan): bin b holds the values at or above
+// its lower edge and not at or above the next one.
+template<typename Loader>
+void binWide(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
+    std::uint64_t *bins, std::uint64_t &outliers)
+{
+    const std::uint64_t vectorN = n - n % avx512::kStep;
+    const auto count = static_cast<unsigned>(plan.keys.size());
+    std::uint64_t c[avx512::kMaxKeys] = {};
+    avx512::countAtOrAbove(wideFormat(dtype), data + first * Loader::size, vectorN, plan.keys.data(), count, c);
+    // Among finite values only: the sentinels count what is not finite above the range.
+    const std::uint64_t notFinite = plan.sentinels ? c[count - 1] : 0;
+    const std::uint64_t finite = plan.sentinels ? c[0] - notFinite : vectorN;
+    unsigned t = plan.sentinels ? 1 : 0;
+    auto next = [&] { return c[t++] - notFinite; };
+    const auto binCount = static_cast<unsigned>(plan.edges.size()) - 1;
+    std::uint64_t atOrAbove = finite; // values at or above bin b's lower edge
+    for (unsigned b = 0; b < binCount; ++b) {
+        const std::uint64_t aboveNext = b + 1 < binCount ? next() : 0;
+        bins[b] += atOrAbove - aboveNext;
+        atOrAbove = aboveNext;
+    }
+    if (plan.farAbove)
+        outliers += next();
+    if (plan.farBelow)
+        outliers += finite - next();
+    if (vectorN < n)
+        bin<Loader>(data, first + vectorN, n - vectorN, plan, bins, outliers);
+}
+
+// Order keys of one of the three formats, and the values they stand for.
+struct KeySpace {
+    bool f32;
+    DType dtype;
+    std::int64_t lowestFinite, highestFinite;
+
+    explicit KeySpace(DType d)
+        : f32(d == DType::F32)
+        , dtype(d)
+        , lowestFinite(f32 ? avx512::orderKey32(0xFF7FFFFFu) : avx512::orderKey16(d == DType::BF16 ? 0xFF7F : 0xFBFF))
+        , highestFinite(f32 ? avx512::orderKey32(0x7F7FFFFFu) : avx512::orderKey16(d == DType::BF16 ? 0x7F7F : 0x7BFF))
+    { }
+    double value(std::int64_t key) const
+    {
+        const auto k = static_cast<std::int32_t>(key);
+        return f32 ? decodeCode(DType::F32, avx512::bitsOfKey32(k)) : decodeCode(dtype, avx512::bitsOfKey16(k));
+    }
+    // The smallest key in [lo, hi) whose value satisfies `pred` (false, then true), or hi.
+    template<typename Pred> std::int64_t first(std::int64_t lo, std::int64_t hi, Pred pred) const
+    {
+        while (lo < hi) {
+            const std::int64_t mid = lo + (hi - lo) / 2;
+            if (pred(value(mid)))
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        return lo;
+    }
+};
+
+bool wideFloat(DType dtype)
+{
+    return dtype == DType::F32 || dtype == DType::BF16 || dtype == DType::F16;
+}
+
 } // namespace
 
-bool countsCodes(DType dtype)
+bool countsCodes(DType dtype, unsigned bins)
 {
-    return dtype != DType::C64 && dtypeBits(dtype) <= 16;
+    if (dtype == DType::C64 || dtypeBits(dtype) > 16)
+        return false;
+    // Thresholds: bins - 1 edges, two for outliers, two sentinels.
+    const bool vectorPasses = (dtype == DType::BF16 || dtype == DType::F16) && avx512::enabled()
+        && bins + 3 <= avx512::kMaxKeys;
+    return !vectorPasses;
+}
+
+void prepareThresholds(BinPlan &plan, DType dtype, const TensorStats &stats)
+{
+    plan.keys.clear();
+    plan.sentinels = plan.farAbove = plan.farBelow = false;
+    if (!wideFloat(dtype) || !avx512::enabled() || !(stats.finite && stats.min < stats.max))
+        return;
+    const KeySpace space(dtype);
+    const std::int64_t minKey
+        = space.first(space.lowestFinite, space.highestFinite + 1, [&](double v) { return v >= stats.min; });
+    const std::int64_t maxKey
+        = space.first(minKey, space.highestFinite + 1, [&](double v) { return v > stats.max; }) - 1;
+    std::vector<std::int32_t> keys;
+    const bool sentinels = stats.nan || stats.posInf || stats.negInf;
+    if (sentinels)
+        keys.push_back(static_cast<std::int32_t>(space.lowestFinite));
+    const auto binCount = static_cast<unsigned>(plan.edges.size()) - 1;
+    for (unsigned b = 1; b < binCount; ++b) {
+        keys.push_back(static_cast<std::int32_t>(space.first(
+            minKey, maxKey + 1, [&](double v) { return binIndex(plan, v) >= static_cast<int>(b); })));
+    }
+    // Outliers: the scalar test |x - mean| > distance is monotonic on each side of the mean.
+    const double mean = plan.mean, distance = plan.outlierDistance;
+    if (std::isfinite(distance)) {
+        const std::int64_t up = space.first(
+            minKey, maxKey + 1, [&](double v) { return v > mean && std::fabs(v - mean) > distance; });
+        if (up <= maxKey) {
+            plan.farAbove = true;
+            keys.push_back(static_cast<std::int32_t>(up));
+        }
+        const std::int64_t down = space.first(
+            minKey, maxKey + 1, [&](double v) { return !(v < mean && std::fabs(v - mean) > distance); });
+        if (down > minKey) {
+            plan.farBelow = true;
+            keys.push_back(static_cast<std::int32_t>(down));
+        }
+    }
+    if (sentinels)
+        keys.push_back(static_cast<std::int32_t>(space.highestFinite + 1));
+    if (keys.size() > avx512::kMaxKeys) {
+        plan.farAbove = plan.farBelow = false;
+        return;
+    }
+    plan.keys = std::move(keys);
+    plan.sentinels = sentinels;
 }
 
 namespace {
@@ -483,7 +663,17 @@ void scanValues(
 {
     switch (dtype) {
     case DType::F32:
+        if (avx512::enabled())
+            return scanWide<LoadF32>(dtype, data, first, n, acc);
         return scanF32(data, first, n, acc);
+    case DType::BF16:
+        if (avx512::enabled())
+            return scanWide<LoadBF16>(dtype, data, first, n, acc);
+        return scan<LoadBF16>(data, first, n, acc);
+    case DType::F16:
+        if (avx512::enabled())
+            return scanWide<LoadF16>(dtype, data, first, n, acc);
+        return scan<LoadF16>(data, first, n, acc);
     case DType::F64:
         return scan<LoadF64>(data, first, n, acc);
     case DType::I32:
@@ -549,9 +739,19 @@ void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uin
 {
     switch (dtype) {
     case DType::F32:
+        if (!plan.keys.empty())
+            return binWide<LoadF32>(dtype, data, first, n, plan, bins, outliers);
         if (binF32(data, first, n, plan, bins, outliers))
             return;
         return bin<LoadF32>(data, first, n, plan, bins, outliers);
+    case DType::BF16:
+        if (!plan.keys.empty())
+            return binWide<LoadBF16>(dtype, data, first, n, plan, bins, outliers);
+        return bin<LoadBF16>(data, first, n, plan, bins, outliers);
+    case DType::F16:
+        if (!plan.keys.empty())
+            return binWide<LoadF16>(dtype, data, first, n, plan, bins, outliers);
+        return bin<LoadF16>(data, first, n, plan, bins, outliers);
     case DType::F64:
         return bin<LoadF64>(data, first, n, plan, bins, outliers);
     case DType::I32:

@@ -18,8 +18,10 @@ namespace stb::kernels {
 inline constexpr std::uint64_t kChunkElements = 1u << 18;
 
 // Dtypes of at most 16 bits are counted per code point in one pass; everything is then derived
-// exactly from the counts.
-bool countsCodes(DType dtype);
+// exactly from the counts. Except BF16 and F16 with the AVX-512 kernels and few bins: two
+// vector passes (moments, then threshold counts) are several times faster than the scattered
+// increments of counting.
+bool countsCodes(DType dtype, unsigned bins);
 // Counts code points of elements [first, first+n) of `data` (the tensor's bytes) into 32-bit
 // tables reused across chunks (allocated once per worker and tensor, so no chunk allocates);
 // flushInto adds them to 64-bit totals (2^bits entries) and clears them.
@@ -44,7 +46,7 @@ private:
     bool m_dirty = false; // counts not flushed (a chunk abandoned midway leaves them so)
 };
 
-// Pass 1 for the other dtypes (32/64-bit and C64): counts and moments of elements [first, first+n).
+// Pass 1 for the other dtypes (32/64-bit, C64, and BF16/F16 when not counted): counts and moments of elements [first, first+n).
 void scanValues(
     DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc);
 
@@ -54,8 +56,17 @@ struct BinPlan {
     double unit = 1; // values are binned as value * unit (a power of two: see makeBinPlan)
     std::vector<double> edges; // bins + 1, in units of `unit`
     double mean = 0, outlierDistance = INFINITY;
+    // For the AVX-512 kernels (see prepareThresholds): pass 2 as counts of values at or above
+    // thresholds (order keys), in this order: [lowest finite], the bins' lower edges 1..bins-1,
+    // [far above], [first not far below], [above the largest finite]. Empty: the scalar code.
+    std::vector<std::int32_t> keys;
+    bool sentinels = false; // the first and last keys are there: some values are not finite
+    bool farAbove = false, farBelow = false;
 };
 BinPlan makeBinPlan(double lo, double hi, unsigned bins, double mean, double std);
+// Fills plan.keys when the AVX-512 kernels can run pass 2 for this dtype and plan. `stats` is
+// pass 1's result (the tensor's finite range and whether any value is not finite).
+void prepareThresholds(BinPlan &plan, DType dtype, const TensorStats &stats);
 int binIndex(const BinPlan &plan, double value); // -1 outside [lo, hi]
 void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
     std::uint64_t *bins, std::uint64_t &outliers);

@@ -4,7 +4,8 @@
 #include "core/parallel.h"
 #include "core/statskernels.h"
 
-#include <xxhash.h>
+// The dispatching XXH3 picks the widest vector unit the CPU has.
+#include <xxh_x86dispatch.h>
 
 #include <algorithm>
 #include <mutex>
@@ -37,7 +38,7 @@ struct ChunkJob {
     std::uint64_t first, n, bytesBegin, bytesEnd;
     Worker *worker;
     const kernels::BinPlan *plan; // pass 2 when set
-    std::uint64_t *digest;
+    std::uint64_t *digest;        // pass 1: the chunk's XXH3, when digests are wanted
 };
 
 void runChunk(void *context)
@@ -52,7 +53,29 @@ void runChunk(void *context)
         job.worker->counter->add(job.data, job.first, job.n);
     else
         kernels::scanValues(job.dtype, job.data, job.first, job.n, job.worker->acc);
-    *job.digest = XXH3_64bits(job.data + job.bytesBegin, job.bytesEnd - job.bytesBegin);
+    if (job.digest)
+        *job.digest = XXH3_64bits(job.data + job.bytesBegin, job.bytesEnd - job.bytesBegin);
+}
+
+// The digest of a tensor from its chunks' XXH3 (chunks of kChunkElements elements), seeded with
+// its size.
+ContentDigest combineDigests(const std::vector<std::uint64_t> &chunkDigests, std::uint64_t size)
+{
+    const XXH128_hash_t digest
+        = XXH3_128bits_withSeed(chunkDigests.data(), chunkDigests.size() * sizeof(std::uint64_t), size);
+    return { digest.high64, digest.low64 };
+}
+
+struct DigestJob {
+    const std::byte *data;
+    std::uint64_t size;
+    std::uint64_t *digest;
+};
+
+void runDigest(void *context)
+{
+    auto &job = *static_cast<DigestJob *>(context);
+    *job.digest = XXH3_64bits(job.data, job.size);
 }
 
 // Runs `pass` over every chunk on the workers; false when cancelled or a chunk faulted.
@@ -72,7 +95,7 @@ bool runPass(DType dtype, std::span<const std::byte> bytes, std::uint64_t elemen
             const std::uint64_t first = c * kChunkElements;
             const std::uint64_t n = std::min(kChunkElements, elements - first);
             ChunkJob job { dtype, bytes.data(), first, n, first * bits / 8, (first + n) * bits / 8, &worker,
-                plan, &digests[c] };
+                plan, digests.empty() ? nullptr : &digests[c] };
             if (!runGuarded(runChunk, &job))
                 return false;
             if (worker.counter && worker.counter->nearlyFull())
@@ -141,14 +164,14 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
     const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
     unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, std::max<std::uint64_t>(chunks, 1)));
-    const bool counted = kernels::countsCodes(dtype);
+    const bool counted = kernels::countsCodes(dtype, bins);
     const std::uint64_t total = bytes.size() * (counted ? 1 : 2);
 
     std::vector<Worker> workers;
     workers.reserve(threads);
     for (unsigned i = 0; i < threads; ++i)
         workers.emplace_back(dtype, counted, bins);
-    std::vector<std::uint64_t> digests(chunks, 0);
+    std::vector<std::uint64_t> digests(options.digest ? chunks : 0, 0);
     if (!runPass(dtype, bytes, elements, workers, nullptr, digests, cancel, progress, 0, total))
         return std::nullopt;
 
@@ -172,11 +195,12 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
         const TensorStats &s = result.stats;
         const bool wantHistogram = s.finite && s.min < s.max;
         if (wantHistogram || (s.finite && s.std > 0)) {
-            const auto plan = kernels::makeBinPlan(
+            auto plan = kernels::makeBinPlan(
                 wantHistogram ? s.min : 0, wantHistogram ? s.max : 1, bins, s.mean, s.std);
-            std::vector<std::uint64_t> unused(chunks);
+            kernels::prepareThresholds(plan, dtype, s);
+            std::vector<std::uint64_t> noDigests;
             if (!runPass(
-                    dtype, bytes, elements, workers, &plan, unused, cancel, progress, bytes.size(), total))
+                    dtype, bytes, elements, workers, &plan, noDigests, cancel, progress, bytes.size(), total))
                 return std::nullopt;
             if (wantHistogram) {
                 result.histogram = { s.min, s.max, std::vector<std::uint64_t>(bins, 0) };
@@ -190,10 +214,26 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
         }
     }
     result.stats.count = elements;
-    const XXH128_hash_t digest
-        = XXH3_128bits_withSeed(digests.data(), digests.size() * sizeof(std::uint64_t), bytes.size());
-    result.digest = { digest.high64, digest.low64 };
+    if (options.digest)
+        result.digest = combineDigests(digests, bytes.size());
     return result;
+}
+
+std::optional<ContentDigest> tensorDigest(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
+                                          const std::atomic<bool> *cancel)
+{
+    const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
+    const unsigned bits = dtypeBits(dtype);
+    std::vector<std::uint64_t> digests(chunks, 0);
+    for (std::uint64_t c = 0; c < chunks; ++c) {
+        if (cancel && *cancel)
+            return std::nullopt;
+        const std::uint64_t first = c * kChunkElements, end = std::min(elements, first + kChunkElements);
+        DigestJob job { bytes.data() + first * bits / 8, end * bits / 8 - first * bits / 8, &digests[c] };
+        if (!runGuarded(runDigest, &job))
+            return std::nullopt;
+    }
+    return combineDigests(digests, bytes.size());
 }
 
 } // namespace stb

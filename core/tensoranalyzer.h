@@ -14,6 +14,9 @@ namespace stb {
 struct AnalysisOptions {
     unsigned bins = 10;
     unsigned threads = 0; // 0: one per hardware thread
+    // The content digest costs as much as the statistics on AVX-512: an audit asks for it only
+    // where statistics alone cannot rule out a duplicate (tensorDigest).
+    bool digest = true;
 };
 
 // Called from worker threads (never concurrently with itself) with bytes done and total.
@@ -26,5 +29,10 @@ using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
                                             const AnalysisOptions &options, const std::atomic<bool> *cancel = nullptr,
                                             const ProgressFn &progress = {});
+
+// The content digest alone: TensorAnalysis::digest without the statistics. nullopt when
+// cancelled or when the bytes vanished under the read. Thread-safe; runs on the calling thread.
+std::optional<ContentDigest> tensorDigest(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
+                                          const std::atomic<bool> *cancel = nullptr);
 
 } // namespace stb

@@ -2,6 +2,7 @@
 // dtype decoded by the test's own formulas (checked against literal tables), statistics in long
 // double with plain two-pass code, histograms by comparing with long double edges. Then chunking
 // and threads, accuracy on 10^8 values, cancel, content digests, SHA-256 and truncated files.
+#include "core/avx512kernels.h"
 #include "core/filedigest.h"
 #include "core/mappedfile.h"
 #include "core/safetensorsfile.h"
@@ -446,12 +447,51 @@ std::vector<std::uint64_t> normalF32(std::size_t n, std::uint32_t seed, bool spe
     return codes;
 }
 
+// The same for BF16 and F16 (nearest code by the test's own decoder), with both NaNs, both
+// infinities and both zeros inside the part the vector kernels take (64 values at a time) and in
+// the ragged end.
+std::vector<std::uint64_t> normalHalf(DType dtype, std::size_t n, std::uint32_t seed, bool specials)
+{
+    const auto f32 = normalF32(n, seed, false);
+    const std::uint64_t maxFinite = dtype == DType::BF16 ? 0x7F7F : 0x7BFF;
+    std::vector<std::uint64_t> codes(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const double v = std::bit_cast<float>(static_cast<std::uint32_t>(f32[i]));
+        std::uint64_t lo = 0, hi = maxFinite; // the largest magnitude code not above |v|
+        while (lo < hi) {
+            const std::uint64_t mid = (lo + hi + 1) / 2;
+            if (referenceValue(dtype, mid) <= std::fabs(v))
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        codes[i] = lo | (v < 0 ? 0x8000 : 0);
+    }
+    if (specials) {
+        const std::uint64_t inf = maxFinite + 1;
+        for (std::size_t i : { std::size_t(5), std::size_t(1000), n - 2 })
+            codes[i] = inf + 1; // NaN
+        codes[2000] = 0x8000 | (inf + 5); // negative NaN
+        codes[3000] = inf;
+        codes[n / 2] = 0x8000 | inf;
+        codes[77] = 0;
+        codes[78] = 0x8000;
+    }
+    return codes;
+}
+
 // Whole bytes for the sub-byte dtypes, as a file holds them: repeat the first codes.
 void padToBytes(DType dtype, std::vector<std::uint64_t> &codes)
 {
     for (std::size_t i = 0; (codes.size() * widthOf(dtype)) % 8; ++i)
         codes.push_back(codes[i]);
 }
+
+// The AVX-512 kernels are switched off within a test to run the portable ones on the same rows;
+// this puts them back.
+struct WideKernels {
+    ~WideKernels() { kernels::avx512::setEnabled(true); }
+};
 
 std::optional<TensorAnalysis> analyze(DType dtype, const QByteArray &bytes, std::uint64_t elements,
     unsigned bins = 10, unsigned threads = 1, const std::atomic<bool> *cancel = nullptr)
@@ -564,12 +604,16 @@ void tst_TensorStats::statistics_data()
             row("scalar", { one }, 10);
             row("scalar NaN or max", { table.back().first }, 10);
         }
-        if (dtype == DType::F32) {
-            for (unsigned bins : { 10u, 16u, 17u, 1u }) {
-                QTest::addRow("F32 normal %u bins", bins)
-                    << dtype << pack(dtype, normalF32(20000, 3, false)) << quint64(20000) << bins;
-                QTest::addRow("F32 normal, NaN, Inf, %u bins", bins)
-                    << dtype << pack(dtype, normalF32(20011, 4, true)) << quint64(20011) << bins;
+        // Floats of the vector kernels: below, at and above their threshold limits (21 bins).
+        if (dtype == DType::F32 || dtype == DType::BF16 || dtype == DType::F16) {
+            auto normal = [&](std::size_t n, std::uint32_t seed, bool specials) {
+                return dtype == DType::F32 ? normalF32(n, seed, specials) : normalHalf(dtype, n, seed, specials);
+            };
+            for (unsigned bins : { 10u, 16u, 17u, 1u, 21u, 22u }) {
+                QTest::addRow("%s normal %u bins", info.name.data(), bins)
+                    << dtype << pack(dtype, normal(20000, 3, false)) << quint64(20000) << bins;
+                QTest::addRow("%s normal, NaN, Inf, %u bins", info.name.data(), bins)
+                    << dtype << pack(dtype, normal(20011, 4, true)) << quint64(20011) << bins;
             }
         }
         row("constant", std::vector<std::uint64_t>(100, one), 10);
@@ -611,7 +655,11 @@ void tst_TensorStats::statistics()
         }
     }
     const Reference expected = referenceStats(valuesOf(dtype, codes), bins);
-    for (unsigned threads : { 1u, 2u }) {
+    const WideKernels restore;
+    for (const auto &[wide, threads] : { std::pair(true, 1u), std::pair(true, 2u), std::pair(false, 1u) }) {
+        if (wide && !kernels::avx512::supported())
+            continue;
+        kernels::avx512::setEnabled(wide);
         const auto analysis = analyze(dtype, bytes, elements, bins, threads);
         QVERIFY(analysis);
         verify(*analysis, expected, dtype);
@@ -678,13 +726,16 @@ void tst_TensorStats::chunkedMatchesSinglePass_data()
         QTest::newRow(dtypeName(dtype).data()) << dtype;
 }
 
-// Several chunks and a ragged end, with specials right at chunk boundaries: 1, 2 and 3 threads
-// give identical counts, histogram and digest, and moments equal within 1e-12.
+// Several chunks and a ragged end, with specials right at chunk boundaries: 1, 2 and 3 threads,
+// and the portable kernels, give identical counts, histogram and digest, and moments equal
+// within 1e-12.
 void tst_TensorStats::chunkedMatchesSinglePass()
 {
     QFETCH(DType, dtype);
     const std::size_t n = 3 * kChunk + 1000;
-    auto codes = dtype == DType::F32 ? normalF32(n, 99, true) : randomCodes(dtype, n, 99);
+    auto codes = dtype == DType::F32                              ? normalF32(n, 99, true)
+        : dtype == DType::BF16 || dtype == DType::F16 ? normalHalf(dtype, n, 99, true)
+                                                      : randomCodes(dtype, n, 99);
     std::uint64_t nanCode = 0, infCode = 0;
     for (const auto &[code, value] : literalTable(dtype)) {
         if (std::isnan(value) && !nanCode)
@@ -706,7 +757,10 @@ void tst_TensorStats::chunkedMatchesSinglePass()
     verify(*single, expected, dtype);
     if (QTest::currentTestFailed())
         return;
-    for (unsigned threads : { 2u, 3u }) {
+    // And the portable kernels, where the AVX-512 ones ran above.
+    const WideKernels restore;
+    for (const auto &[wide, threads] : { std::pair(true, 2u), std::pair(true, 3u), std::pair(false, 1u) }) {
+        kernels::avx512::setEnabled(wide);
         const auto multi = analyze(dtype, bytes, n, 10, threads);
         QVERIFY(multi);
         const TensorStats &a = multi->stats, &b = single->stats;
