@@ -99,27 +99,26 @@ bool findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entri
 {
     auto candidates = duplicateCandidates(checkpoint, entries);
     std::sort(candidates.begin(), candidates.end());
-    std::vector<ContentDigest> digests(candidates.size());
     const bool read = parallelFor(
         candidates.size(), threads,
         [&](std::uint64_t c, unsigned) {
+            auto &analysis = entries[candidates[c]].analysis;
+            if (analysis.digest)
+                return true;
             const auto &t = checkpoint.tensors()[entries[candidates[c]].tensor];
-            const auto digest = tensorDigest(t.info->dtype, checkpoint.fileOf(t)->tensorBytes(*t.info),
-                                             *t.info->elementCount(), cancel);
-            if (digest)
-                digests[c] = *digest;
-            return digest.has_value();
+            analysis.digest = tensorDigest(
+                t.info->dtype, checkpoint.fileOf(t)->tensorBytes(*t.info), *t.info->elementCount(), cancel);
+            return analysis.digest.has_value();
         },
         cancel);
     if (!read)
         return false;
 
     std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, std::vector<std::size_t>> groups;
-    for (std::size_t c = 0; c < candidates.size(); ++c) {
-        const std::size_t i = candidates[c];
-        entries[i].analysis.digest = digests[c];
+    for (std::size_t i : candidates) {
         const auto &t = checkpoint.tensors()[entries[i].tensor];
-        groups[{t.info->byteLength(), digests[c].high, digests[c].low}].push_back(i);
+        const ContentDigest &digest = *entries[i].analysis.digest;
+        groups[{t.info->byteLength(), digest.high, digest.low}].push_back(i);
     }
     for (const auto &[key, members] : groups) {
         for (std::size_t m = 1; m < members.size(); ++m) {
@@ -206,7 +205,6 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
         }
         AnalysisOptions one = options;
         one.threads = useThreads;
-        one.digest = false; // only duplicate candidates need one (findDuplicates)
         std::uint64_t reported = 0;
         auto analysis = analyzeTensor(t.info->dtype, file->tensorBytes(*t.info), *count, one, cancel,
                                       [&](std::uint64_t d, std::uint64_t all) {

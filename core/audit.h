@@ -37,8 +37,8 @@ struct AuditResult {
 };
 
 // Scans every tensor of a checkpoint (all shards): statistics, histogram, flags and duplicates
-// (equal statistics, then equal digests, confirmed byte for byte; only those candidates get
-// TensorAnalysis::digest). Large tensors are scanned with all threads in turn,
+// (equal statistics, then equal digests, confirmed byte for byte). Without options.digest only
+// those candidates get a TensorAnalysis::digest, which is much faster. Large tensors are scanned with all threads in turn,
 // small ones side by side. nullopt when cancelled or when a file vanished under the scan.
 std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const AnalysisOptions &options,
                                            const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {});

@@ -3,6 +3,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,7 @@ struct TensorAnalysis {
     TensorStats stats;
     Histogram histogram;
     std::uint64_t outliers = 0; // finite values farther than 6 std from the mean
-    ContentDigest digest;
+    std::optional<ContentDigest> digest; // when asked for (AnalysisOptions::digest)
 };
 
 inline constexpr double kOutlierSigmas = 6.0;

@@ -298,7 +298,7 @@ void HistogramPane::showAnalysis(const TensorAnalysis &analysis)
         m_values[i]->setToolTip(toQString(formatValue(values[i - Min]))); // every digit, for copying
     }
     m_values[Outliers]->setText(countText(analysis.outliers));
-    m_values[Digest]->setText(toQString(analysis.digest.hex()));
+    m_values[Digest]->setText(analysis.digest ? toQString(analysis.digest->hex()) : QString());
 
     m_chart->setHistogram(analysis.histogram);
     if (analysis.histogram.empty()) {

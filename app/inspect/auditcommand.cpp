@@ -26,6 +26,7 @@ int runAudit(const std::string &path, const Options &options)
     const bool showProgress = ::isatty(STDERR_FILENO);
     int lastPercent = -1;
     AnalysisOptions analysis;
+    analysis.digest = false; // not printed; duplicates are found without one per tensor
     analysis.bins = options.bins;
     const auto audit = auditCheckpoint(*checkpoint, analysis, nullptr, [&](std::uint64_t done, std::uint64_t total) {
         const int percent = total ? static_cast<int>(100 * done / total) : 100;

@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -146,6 +147,17 @@ std::vector<Planted> plantedTensors()
     add("tri.x", DType::U8, { 256 }, bytesOf(ramp));
     add("tri.z", DType::U8, { 16, 16 }, bytesOf(ramp), { u"duplicate"_s }, u"tri.x"_s);
 
+    // Without per-tensor digests the audit digests only tensors whose statistics match another's
+    // (or that share a byte length across dtypes): the same values in another order match in
+    // every statistic but are no duplicate; the same bytes under another dtype are one.
+    auto values = uniform(300, 7);
+    add("perm.a", DType::F32, { 300 }, bytesOf(values));
+    std::reverse(values.begin(), values.end());
+    add("perm.b", DType::F32, { 300 }, bytesOf(values));
+    const auto pattern = bytesOf(std::vector<std::int32_t> { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 });
+    add("cross.f32", DType::F32, { 12 }, pattern);
+    add("cross.i32", DType::I32, { 3, 4 }, pattern, { u"duplicate"_s }, u"cross.f32"_s);
+
     add("scalar", DType::F32, {}, bytesOf(std::vector<float> { 3.0f }));
     add("empty.a", DType::F32, { 0 }, {});
     add("empty.b", DType::F32, { 0, 4 }, {});
@@ -175,6 +187,7 @@ private slots:
     void flags();
     void everyTensorAudited();
     void sameWithAnyThreads();
+    void duplicatesWithoutDigests();
     void summary();
     void summaryText_data();
     void summaryText();
@@ -260,6 +273,7 @@ void tst_Audit::flags()
         QVERIFY(e->duplicateOf >= 0);
         const auto &original = m_audit->entries[static_cast<std::size_t>(e->duplicateOf)];
         QCOMPARE(QString::fromStdString(m_checkpoint->tensors()[original.tensor].info->name), duplicateOf);
+        QVERIFY(original.analysis.digest);
         QCOMPARE(original.analysis.digest, e->analysis.digest);
     }
     // The statistics behind the flags, counted here from the planted bytes' design.
@@ -309,6 +323,33 @@ void tst_Audit::sameWithAnyThreads()
     }
 }
 
+// What safetensors-inspect runs: no digest per tensor, the same findings; only the tensors
+// that could duplicate another (same byte length, and same statistics or another dtype) were
+// digested.
+void tst_Audit::duplicatesWithoutDigests()
+{
+    AnalysisOptions options;
+    options.digest = false;
+    const auto fast = auditCheckpoint(*m_checkpoint, options);
+    QVERIFY(fast);
+    QCOMPARE(fast->entries.size(), m_audit->entries.size());
+    QSet<QString> digested;
+    for (std::size_t i = 0; i < fast->entries.size(); ++i) {
+        const AuditEntry &e = fast->entries[i];
+        const QString name = QString::fromStdString(m_checkpoint->tensors()[e.tensor].info->name);
+        QCOMPARE(e.flags, m_audit->entries[i].flags);
+        QCOMPARE(e.duplicateOf, m_audit->entries[i].duplicateOf);
+        if (e.analysis.digest) {
+            digested << name;
+            QCOMPARE(e.analysis.digest, m_audit->entries[i].analysis.digest);
+        }
+    }
+    for (const char *name : { "dup.a", "dup.b", "tri.x", "tri.y", "tri.z", "perm.a", "perm.b", "cross.f32", "cross.i32" })
+        QVERIFY2(digested.contains(QLatin1String(name)), name);
+    for (const char *name : { "clean.bf16", "clean.f32", "clean.i64", "outliers", "has.inf", "empty.a" })
+        QVERIFY2(!digested.contains(QLatin1String(name)), name);
+}
+
 void tst_Audit::summary()
 {
     const AuditSummary &s = m_audit->summary;
@@ -328,10 +369,10 @@ void tst_Audit::summary()
     QCOMPARE(s.allZero, std::size_t(1));
     QCOMPARE(s.constant, std::size_t(1));
     QCOMPARE(s.withOutliers, std::size_t(1));
-    QCOMPARE(s.duplicates, std::size_t(3));
+    QCOMPARE(s.duplicates, std::size_t(4));
     QCOMPARE(s.unreadable, std::size_t(0));
     QCOMPARE(QString::fromStdString(s.text()),
-        u"2 tensors with NaN, 2 tensors with Inf, 1 all-zero, 1 constant, 1 with outliers, 3 duplicate pairs"_s);
+        u"2 tensors with NaN, 2 tensors with Inf, 1 all-zero, 1 constant, 1 with outliers, 4 duplicate pairs"_s);
 }
 
 void tst_Audit::summaryText_data()

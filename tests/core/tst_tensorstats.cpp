@@ -913,8 +913,15 @@ void tst_TensorStats::contentDigest()
     const auto a = analyze(DType::F32, original, n, 10, 1);
     const auto b = analyze(DType::F32, copy, n, 10, 2);
     QVERIFY(a && b);
+    QVERIFY(a->digest);
     QCOMPARE(a->digest, b->digest);
-    QCOMPARE(a->digest.hex().size(), std::size_t(32));
+    QCOMPARE(a->digest->hex().size(), std::size_t(32));
+    // The digest alone is the same one, and statistics without it have none.
+    QCOMPARE(tensorDigest(DType::F32, std::as_bytes(std::span(original.constData(), original.size())), n), a->digest);
+    AnalysisOptions noDigest;
+    noDigest.digest = false;
+    const auto d = analyzeTensor(DType::F32, std::as_bytes(std::span(original.constData(), original.size())), n, noDigest);
+    QVERIFY(d && !d->digest);
     for (qsizetype at : { qsizetype(0), qsizetype(kChunk * 4 + 3), original.size() - 1 }) {
         QByteArray changed = original;
         changed[at] = static_cast<char>(changed[at] ^ 0x40);
