@@ -424,8 +424,35 @@ void scanWide(DType dtype, const std::byte *data, std::uint64_t first, std::uint
     acc.merge(chunk);
 }
 
+// BinPlan::Wide::Index: the kernel bins most values; the few near an edge (or not finite) go
+// through binIndex.
+void binsByIndex(const std::byte *p, std::uint64_t n, const BinPlan &plan, std::uint64_t *bins)
+{
+    constexpr std::uint64_t kBlock = 4096; // values per call: `slow` fits on the stack
+    const auto binCount = static_cast<unsigned>(plan.edges.size()) - 1;
+    // kIndexTables x (bins + 1) counters, cleared per chunk (fewer than 2^32 values)
+    thread_local std::vector<std::uint32_t> tables;
+    const std::size_t stride = binCount + 1;
+    tables.assign(avx512::kIndexTables * stride, 0);
+    std::uint32_t slow[kBlock];
+    for (std::uint64_t i = 0; i < n; i += kBlock) {
+        const std::uint64_t length = std::min(kBlock, n - i);
+        const std::size_t slowCount = avx512::binByIndex(
+            p + 4 * i, length, plan.indexLo, plan.indexHi, plan.indexScale, binCount, tables.data(), slow);
+        for (std::size_t k = 0; k < slowCount; ++k) {
+            const int b = binIndex(plan, LoadF32::get(p + 4 * (i + slow[k])));
+            if (b >= 0)
+                ++bins[b];
+        }
+    }
+    for (unsigned b = 0; b < binCount; ++b) {
+        for (unsigned k = 0; k < avx512::kIndexTables; ++k)
+            bins[b] += tables[k * stride + b];
+    }
+}
+
 // Pass 2 from the counts at or above plan.keys (see BinPlan): bin b holds the values at or above
-// its lower edge and not at or above the next one.
+// its lower edge and not at or above the next one. Or, with many bins, from binsByIndex.
 template<typename Loader>
 void binWide(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
     std::uint64_t *bins, std::uint64_t &outliers)
@@ -440,11 +467,15 @@ void binWide(DType dtype, const std::byte *data, std::uint64_t first, std::uint6
     unsigned t = plan.sentinels ? 1 : 0;
     auto next = [&] { return c[t++] - notFinite; };
     const auto binCount = static_cast<unsigned>(plan.edges.size()) - 1;
-    std::uint64_t atOrAbove = finite; // values at or above bin b's lower edge
-    for (unsigned b = 0; b < binCount; ++b) {
-        const std::uint64_t aboveNext = b + 1 < binCount ? next() : 0;
-        bins[b] += atOrAbove - aboveNext;
-        atOrAbove = aboveNext;
+    if (plan.wide == BinPlan::Wide::Index) {
+        binsByIndex(data + first * Loader::size, vectorN, plan, bins);
+    } else {
+        std::uint64_t atOrAbove = finite; // values at or above bin b's lower edge
+        for (unsigned b = 0; b < binCount; ++b) {
+            const std::uint64_t aboveNext = b + 1 < binCount ? next() : 0;
+            bins[b] += atOrAbove - aboveNext;
+            atOrAbove = aboveNext;
+        }
     }
     if (plan.farAbove)
         outliers += next();
@@ -504,10 +535,22 @@ bool countsCodes(DType dtype, unsigned bins)
 
 void prepareThresholds(BinPlan &plan, DType dtype, const TensorStats &stats)
 {
+    plan.wide = BinPlan::Wide::No;
     plan.keys.clear();
     plan.sentinels = plan.farAbove = plan.farBelow = false;
     if (!wideFloat(dtype) || !avx512::enabled() || !(stats.finite && stats.min < stats.max))
         return;
+    const auto binCount = static_cast<unsigned>(plan.edges.size()) - 1;
+    // Thresholds: bins - 1 edges, two for outliers, two sentinels.
+    const bool thresholds = binCount + 3 <= avx512::kMaxKeys;
+    if (!thresholds) {
+        const auto scale = static_cast<float>(binCount / (plan.hi - plan.lo));
+        if (dtype != DType::F32 || plan.unit != 1 || binCount > avx512::kMaxIndexBins || !std::isfinite(scale))
+            return; // the scalar code
+        plan.indexLo = static_cast<float>(plan.lo);
+        plan.indexHi = static_cast<float>(plan.hi);
+        plan.indexScale = scale;
+    }
     const KeySpace space(dtype);
     const std::int64_t minKey
         = space.first(space.lowestFinite, space.highestFinite + 1, [&](double v) { return v >= stats.min; });
@@ -517,8 +560,7 @@ void prepareThresholds(BinPlan &plan, DType dtype, const TensorStats &stats)
     const bool sentinels = stats.nan || stats.posInf || stats.negInf;
     if (sentinels)
         keys.push_back(static_cast<std::int32_t>(space.lowestFinite));
-    const auto binCount = static_cast<unsigned>(plan.edges.size()) - 1;
-    for (unsigned b = 1; b < binCount; ++b) {
+    for (unsigned b = 1; thresholds && b < binCount; ++b) {
         keys.push_back(static_cast<std::int32_t>(space.first(
             minKey, maxKey + 1, [&](double v) { return binIndex(plan, v) >= static_cast<int>(b); })));
     }
@@ -546,6 +588,11 @@ void prepareThresholds(BinPlan &plan, DType dtype, const TensorStats &stats)
     }
     plan.keys = std::move(keys);
     plan.sentinels = sentinels;
+    plan.wide = thresholds ? BinPlan::Wide::Thresholds : BinPlan::Wide::Index;
+    if (!thresholds && !plan.farAbove && !plan.farBelow) { // nothing to count at or above
+        plan.keys.clear();
+        plan.sentinels = false;
+    }
 }
 
 namespace {
@@ -739,17 +786,17 @@ void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uin
 {
     switch (dtype) {
     case DType::F32:
-        if (!plan.keys.empty())
+        if (plan.wide != BinPlan::Wide::No)
             return binWide<LoadF32>(dtype, data, first, n, plan, bins, outliers);
         if (binF32(data, first, n, plan, bins, outliers))
             return;
         return bin<LoadF32>(data, first, n, plan, bins, outliers);
     case DType::BF16:
-        if (!plan.keys.empty())
+        if (plan.wide != BinPlan::Wide::No)
             return binWide<LoadBF16>(dtype, data, first, n, plan, bins, outliers);
         return bin<LoadBF16>(data, first, n, plan, bins, outliers);
     case DType::F16:
-        if (!plan.keys.empty())
+        if (plan.wide != BinPlan::Wide::No)
             return binWide<LoadF16>(dtype, data, first, n, plan, bins, outliers);
         return bin<LoadF16>(data, first, n, plan, bins, outliers);
     case DType::F64:

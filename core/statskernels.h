@@ -56,16 +56,19 @@ struct BinPlan {
     double unit = 1; // values are binned as value * unit (a power of two: see makeBinPlan)
     std::vector<double> edges; // bins + 1, in units of `unit`
     double mean = 0, outlierDistance = INFINITY;
-    // For the AVX-512 kernels (see prepareThresholds): pass 2 as counts of values at or above
-    // thresholds (order keys), in this order: [lowest finite], the bins' lower edges 1..bins-1,
-    // [far above], [first not far below], [above the largest finite]. Empty: the scalar code.
+    // For the AVX-512 kernels (see prepareThresholds). Pass 2 counts values at or above
+    // thresholds (order keys), in this order: [lowest finite], the bins' lower edges 1..bins-1
+    // (Wide::Thresholds only), [far above], [first not far below], [above the largest finite].
+    // With many bins (Wide::Index, F32 only) the bins come from binByIndex instead.
+    enum class Wide { No, Thresholds, Index } wide = Wide::No;
     std::vector<std::int32_t> keys;
     bool sentinels = false; // the first and last keys are there: some values are not finite
     bool farAbove = false, farBelow = false;
+    float indexLo = 0, indexHi = 0, indexScale = 0; // Wide::Index: bin = (x - lo) * scale
 };
 BinPlan makeBinPlan(double lo, double hi, unsigned bins, double mean, double std);
-// Fills plan.keys when the AVX-512 kernels can run pass 2 for this dtype and plan. `stats` is
-// pass 1's result (the tensor's finite range and whether any value is not finite).
+// Sets plan.wide (and what it needs) when the AVX-512 kernels can run pass 2 for this dtype and
+// plan. `stats` is pass 1's result (the tensor's finite range, whether any value is not finite).
 void prepareThresholds(BinPlan &plan, DType dtype, const TensorStats &stats);
 int binIndex(const BinPlan &plan, double value); // -1 outside [lo, hi]
 void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,

@@ -604,16 +604,29 @@ void tst_TensorStats::statistics_data()
             row("scalar", { one }, 10);
             row("scalar NaN or max", { table.back().first }, 10);
         }
-        // Floats of the vector kernels: below, at and above their threshold limits (21 bins).
+        // Floats of the vector kernels: below, at and above their threshold limits (21 bins), and
+        // the many bins F32 takes by index (the GUI's 64 and 1,000).
         if (dtype == DType::F32 || dtype == DType::BF16 || dtype == DType::F16) {
             auto normal = [&](std::size_t n, std::uint32_t seed, bool specials) {
                 return dtype == DType::F32 ? normalF32(n, seed, specials) : normalHalf(dtype, n, seed, specials);
             };
-            for (unsigned bins : { 10u, 16u, 17u, 1u, 21u, 22u }) {
+            for (unsigned bins : { 10u, 16u, 17u, 1u, 21u, 22u, 64u, 1000u }) {
                 QTest::addRow("%s normal %u bins", info.name.data(), bins)
                     << dtype << pack(dtype, normal(20000, 3, false)) << quint64(20000) << bins;
                 QTest::addRow("%s normal, NaN, Inf, %u bins", info.name.data(), bins)
                     << dtype << pack(dtype, normal(20011, 4, true)) << quint64(20011) << bins;
+            }
+            if (dtype == DType::F32) {
+                // x - lo overflows a float here; and a range of subnormals, whose bins / range does.
+                std::vector<std::uint64_t> wide = normalF32(4096, 5, false), tiny(4096);
+                wide[10] = 0x7F7FFFFF;
+                wide[3000] = 0xFF7FFFFF;
+                for (std::size_t i = 0; i < tiny.size(); ++i)
+                    tiny[i] = (i * 2654435761u) % 5000; // subnormals and zero
+                for (unsigned bins : { 10u, 64u }) {
+                    QTest::addRow("F32 -FLT_MAX..FLT_MAX %u bins", bins) << dtype << pack(dtype, wide) << quint64(4096) << bins;
+                    QTest::addRow("F32 subnormals %u bins", bins) << dtype << pack(dtype, tiny) << quint64(4096) << bins;
+                }
             }
         }
         row("constant", std::vector<std::uint64_t>(100, one), 10);
