@@ -11,7 +11,7 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define STB_HAVE_AVX512 1
-#define STB_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,f16c,popcnt")))
+#define STB_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,popcnt")))
 #endif
 
 namespace stb::kernels::avx512 {
@@ -22,7 +22,7 @@ bool supported()
 {
     static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
         && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl")
-        && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("popcnt");
+        && __builtin_cpu_supports("popcnt"); // (vcvtph2ps on zmm is AVX-512F)
     return has;
 }
 
