@@ -92,8 +92,15 @@ STB_AVX512 bool momentsF32(const std::byte *data, std::size_t n, double shift, M
     // A NaN or an infinity makes the sum NaN or infinite (finite floats cannot overflow it).
     if (!__builtin_isfinite(out.sum))
         return false;
-    out.min = _mm512_reduce_min_ps(mn);
-    out.max = _mm512_reduce_max_ps(mx);
+    const float lo = _mm512_reduce_min_ps(mn), hi = _mm512_reduce_max_ps(mx);
+    out.min = lo;
+    out.max = hi;
+    // Keys that bound every value: a zero extreme may stand for -0 (key -1) or +0 (key 0).
+    std::uint32_t bits;
+    std::memcpy(&bits, &lo, sizeof bits);
+    out.minKey = lo == 0 ? -1 : orderKey32(bits);
+    std::memcpy(&bits, &hi, sizeof bits);
+    out.maxKey = hi == 0 ? 0 : orderKey32(bits);
     out.zeros = zeros;
     return true;
 }
@@ -159,6 +166,8 @@ template<Format format> STB_AVX512 bool moments16(const std::byte *data, std::si
     finishSums(s, out);
     out.min = valueOfKey16(format, minKey);
     out.max = valueOfKey16(format, maxKey);
+    out.minKey = minKey;
+    out.maxKey = maxKey;
     out.zeros = zeros;
     return true;
 }

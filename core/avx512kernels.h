@@ -26,6 +26,7 @@ inline constexpr std::size_t kStep = 64;
 struct Moments {
     double sum = 0, squares = 0;
     double min = 0, max = 0;
+    std::int32_t minKey = 0, maxKey = 0; // order keys bounding the values (see below)
     std::uint64_t zeros = 0;
 };
 bool moments(Format format, const std::byte *data, std::size_t n, double shift, Moments &out);

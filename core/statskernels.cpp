@@ -380,11 +380,13 @@ avx512::Format wideFormat(DType dtype)
 }
 
 // Values per pass-1 block: long enough that the reductions at its end cost little, short enough
-// that a block with a NaN costs little to redo.
-constexpr std::uint64_t kWideBlock = 4096;
+// that a block with a NaN costs little to redo; its range is recorded for pass 2.
+constexpr std::uint64_t kWideBlock = kRangeBlock;
+static_assert(kChunkElements % kWideBlock == 0, "blocks never straddle chunks");
 
 template<typename Loader>
-void scanWide(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc)
+void scanWide(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
+    BlockRange *ranges)
 {
     const std::byte *p = data + first * Loader::size;
     double shift = 0;
@@ -409,6 +411,8 @@ void scanWide(DType dtype, const std::byte *data, std::uint64_t first, std::uint
             mx = std::max(mx, m.max);
             finite += length;
             zeros += m.zeros;
+            if (ranges)
+                ranges[(first + i) / kWideBlock] = { m.minKey, m.maxKey };
         } else {
             scan<Loader>(data, first + i, length, acc);
         }
@@ -453,14 +457,47 @@ void binsByIndex(const std::byte *p, std::uint64_t n, const BinPlan &plan, std::
 
 // Pass 2 from the counts at or above plan.keys (see BinPlan): bin b holds the values at or above
 // its lower edge and not at or above the next one. Or, with many bins, from binsByIndex.
+// c[t] += values of elements [first, first + n) at or above keys[t]. A block whose recorded range
+// lies wholly at or above a threshold counts whole, one wholly below it counts nothing: only the
+// thresholds inside a block's range are compared (a fifth fewer on normally distributed weights).
+void countAtOrAbove(DType dtype, std::size_t size, const std::byte *data, std::uint64_t first, std::uint64_t n,
+    const std::vector<std::int32_t> &keys, const BlockRange *ranges, std::uint64_t *c)
+{
+    const auto count = static_cast<unsigned>(keys.size());
+    if (!count)
+        return;
+    if (!ranges)
+        return avx512::countAtOrAbove(wideFormat(dtype), data + first * size, n, keys.data(), count, c);
+    for (std::uint64_t i = 0; i < n; i += kRangeBlock) {
+        const std::uint64_t length = std::min(kRangeBlock, n - i);
+        const BlockRange r = ranges[(first + i) / kRangeBlock];
+        if (r.lo > r.hi) {
+            avx512::countAtOrAbove(wideFormat(dtype), data + (first + i) * size, length, keys.data(), count, c);
+            continue;
+        }
+        std::int32_t inside[avx512::kMaxKeys];
+        unsigned which[avx512::kMaxKeys], m = 0;
+        for (unsigned t = 0; t < count; ++t) {
+            if (keys[t] <= r.lo)
+                c[t] += length;
+            else if (keys[t] <= r.hi)
+                which[m] = t, inside[m++] = keys[t];
+        }
+        std::uint64_t partial[avx512::kMaxKeys] = {};
+        avx512::countAtOrAbove(wideFormat(dtype), data + (first + i) * size, length, inside, m, partial);
+        for (unsigned k = 0; k < m; ++k)
+            c[which[k]] += partial[k];
+    }
+}
+
 template<typename Loader>
 void binWide(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
-    std::uint64_t *bins, std::uint64_t &outliers)
+    std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges)
 {
     const std::uint64_t vectorN = n - n % avx512::kStep;
     const auto count = static_cast<unsigned>(plan.keys.size());
     std::uint64_t c[avx512::kMaxKeys] = {};
-    avx512::countAtOrAbove(wideFormat(dtype), data + first * Loader::size, vectorN, plan.keys.data(), count, c);
+    countAtOrAbove(dtype, Loader::size, data, first, vectorN, plan.keys, ranges, c);
     // Among finite values only: the sentinels count what is not finite above the range.
     const std::uint64_t notFinite = plan.sentinels ? c[count - 1] : 0;
     const std::uint64_t finite = plan.sentinels ? c[0] - notFinite : vectorN;
@@ -522,6 +559,11 @@ bool wideFloat(DType dtype)
 }
 
 } // namespace
+
+bool usesBlockRanges(DType dtype)
+{
+    return wideFloat(dtype) && avx512::enabled();
+}
 
 bool countsCodes(DType dtype, unsigned bins)
 {
@@ -705,21 +747,21 @@ void CodeCounter::flushInto(std::vector<std::uint64_t> &totals)
     m_dirty = false;
 }
 
-void scanValues(
-    DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc)
+void scanValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
+    BlockRange *ranges)
 {
     switch (dtype) {
     case DType::F32:
         if (avx512::enabled())
-            return scanWide<LoadF32>(dtype, data, first, n, acc);
+            return scanWide<LoadF32>(dtype, data, first, n, acc, ranges);
         return scanF32(data, first, n, acc);
     case DType::BF16:
         if (avx512::enabled())
-            return scanWide<LoadBF16>(dtype, data, first, n, acc);
+            return scanWide<LoadBF16>(dtype, data, first, n, acc, ranges);
         return scan<LoadBF16>(data, first, n, acc);
     case DType::F16:
         if (avx512::enabled())
-            return scanWide<LoadF16>(dtype, data, first, n, acc);
+            return scanWide<LoadF16>(dtype, data, first, n, acc, ranges);
         return scan<LoadF16>(data, first, n, acc);
     case DType::F64:
         return scan<LoadF64>(data, first, n, acc);
@@ -782,22 +824,22 @@ int binIndex(const BinPlan &plan, double value)
 }
 
 void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
-    std::uint64_t *bins, std::uint64_t &outliers)
+    std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges)
 {
     switch (dtype) {
     case DType::F32:
         if (plan.wide != BinPlan::Wide::No)
-            return binWide<LoadF32>(dtype, data, first, n, plan, bins, outliers);
+            return binWide<LoadF32>(dtype, data, first, n, plan, bins, outliers, ranges);
         if (binF32(data, first, n, plan, bins, outliers))
             return;
         return bin<LoadF32>(data, first, n, plan, bins, outliers);
     case DType::BF16:
         if (plan.wide != BinPlan::Wide::No)
-            return binWide<LoadBF16>(dtype, data, first, n, plan, bins, outliers);
+            return binWide<LoadBF16>(dtype, data, first, n, plan, bins, outliers, ranges);
         return bin<LoadBF16>(data, first, n, plan, bins, outliers);
     case DType::F16:
         if (plan.wide != BinPlan::Wide::No)
-            return binWide<LoadF16>(dtype, data, first, n, plan, bins, outliers);
+            return binWide<LoadF16>(dtype, data, first, n, plan, bins, outliers, ranges);
         return bin<LoadF16>(data, first, n, plan, bins, outliers);
     case DType::F64:
         return bin<LoadF64>(data, first, n, plan, bins, outliers);

@@ -46,9 +46,20 @@ private:
     bool m_dirty = false; // counts not flushed (a chunk abandoned midway leaves them so)
 };
 
+// Order keys (see avx512kernels.h) bounding the values of one block of kRangeBlock elements,
+// recorded by pass 1 so that pass 2 need not compare a block's values with a threshold that
+// lies outside them. `lo > hi`: unknown (the block holds NaN or Inf, or was not recorded).
+inline constexpr std::uint64_t kRangeBlock = 4096;
+struct BlockRange {
+    std::int32_t lo = 1, hi = 0;
+};
+
 // Pass 1 for the other dtypes (32/64-bit, C64, and BF16/F16 when not counted): counts and moments of elements [first, first+n).
-void scanValues(
-    DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc);
+// `ranges` (the tensor's, one per kRangeBlock elements; may be null) receives the ranges of the
+// blocks the AVX-512 kernels scanned: dtypes for which usesBlockRanges().
+bool usesBlockRanges(DType dtype);
+void scanValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
+    BlockRange *ranges = nullptr);
 
 // Pass 2: histogram bins (edges precomputed) and outliers, for elements [first, first+n).
 struct BinPlan {
@@ -72,7 +83,7 @@ BinPlan makeBinPlan(double lo, double hi, unsigned bins, double mean, double std
 void prepareThresholds(BinPlan &plan, DType dtype, const TensorStats &stats);
 int binIndex(const BinPlan &plan, double value); // -1 outside [lo, hi]
 void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
-    std::uint64_t *bins, std::uint64_t &outliers);
+    std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges = nullptr);
 
 // The value statistics use for an element (C64: its magnitude).
 double statValue(DType dtype, const std::byte *data, std::uint64_t index);

@@ -39,6 +39,7 @@ struct ChunkJob {
     Worker *worker;
     const kernels::BinPlan *plan; // pass 2 when set
     std::uint64_t *digest;        // pass 1: the chunk's XXH3, when digests are wanted
+    kernels::BlockRange *ranges;  // the tensor's block ranges, or null
 };
 
 void runChunk(void *context)
@@ -46,13 +47,13 @@ void runChunk(void *context)
     auto &job = *static_cast<ChunkJob *>(context);
     if (job.plan) {
         kernels::binValues(job.dtype, job.data, job.first, job.n, *job.plan, job.worker->binCounts.data(),
-            job.worker->outliers);
+            job.worker->outliers, job.ranges);
         return;
     }
     if (job.worker->counter)
         job.worker->counter->add(job.data, job.first, job.n);
     else
-        kernels::scanValues(job.dtype, job.data, job.first, job.n, job.worker->acc);
+        kernels::scanValues(job.dtype, job.data, job.first, job.n, job.worker->acc, job.ranges);
     if (job.digest)
         *job.digest = XXH3_64bits(job.data + job.bytesBegin, job.bytesEnd - job.bytesBegin);
 }
@@ -81,7 +82,7 @@ void runDigest(void *context)
 // Runs `pass` over every chunk on the workers; false when cancelled or a chunk faulted.
 bool runPass(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
     std::vector<Worker> &workers, const kernels::BinPlan *plan, std::vector<std::uint64_t> &digests,
-    const std::atomic<bool> *cancel, const ProgressFn &progress, std::uint64_t progressBase,
+    std::vector<kernels::BlockRange> &ranges, const std::atomic<bool> *cancel, const ProgressFn &progress, std::uint64_t progressBase,
     std::uint64_t progressTotal)
 {
     const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
@@ -95,7 +96,7 @@ bool runPass(DType dtype, std::span<const std::byte> bytes, std::uint64_t elemen
             const std::uint64_t first = c * kChunkElements;
             const std::uint64_t n = std::min(kChunkElements, elements - first);
             ChunkJob job { dtype, bytes.data(), first, n, first * bits / 8, (first + n) * bits / 8, &worker,
-                plan, digests.empty() ? nullptr : &digests[c] };
+                plan, digests.empty() ? nullptr : &digests[c], ranges.empty() ? nullptr : ranges.data() };
             if (!runGuarded(runChunk, &job))
                 return false;
             if (worker.counter && worker.counter->nearlyFull())
@@ -172,7 +173,12 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
     for (unsigned i = 0; i < threads; ++i)
         workers.emplace_back(dtype, counted, bins);
     std::vector<std::uint64_t> digests(options.digest ? chunks : 0, 0);
-    if (!runPass(dtype, bytes, elements, workers, nullptr, digests, cancel, progress, 0, total))
+    // Ranges of the blocks pass 1 scans with the AVX-512 kernels, for pass 2 (8 bytes per 4,096
+    // values; beyond 2^21 blocks, 16 MiB, pass 2 does without).
+    const std::uint64_t blocks = (elements + kernels::kRangeBlock - 1) / kernels::kRangeBlock;
+    const bool useRanges = !counted && kernels::usesBlockRanges(dtype) && blocks <= (1u << 21);
+    std::vector<kernels::BlockRange> ranges(useRanges ? blocks : 0);
+    if (!runPass(dtype, bytes, elements, workers, nullptr, digests, ranges, cancel, progress, 0, total))
         return std::nullopt;
 
     TensorAnalysis result;
@@ -199,8 +205,8 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
                 wantHistogram ? s.min : 0, wantHistogram ? s.max : 1, bins, s.mean, s.std);
             kernels::prepareThresholds(plan, dtype, s);
             std::vector<std::uint64_t> noDigests;
-            if (!runPass(
-                    dtype, bytes, elements, workers, &plan, noDigests, cancel, progress, bytes.size(), total))
+            if (!runPass(dtype, bytes, elements, workers, &plan, noDigests, ranges, cancel, progress,
+                    bytes.size(), total))
                 return std::nullopt;
             if (wantHistogram) {
                 result.histogram = { s.min, s.max, std::vector<std::uint64_t>(bins, 0) };
