@@ -224,39 +224,27 @@ STB_AVX512 void count16(const std::byte *data, std::size_t n, const std::int32_t
         counts[t] += c[t];
 }
 
-// Values per block of binByIndexF32: its bin numbers are written out, then counted.
-constexpr std::size_t kIndexBlock = 4096;
-
-STB_AVX512 std::size_t binByIndexF32(const float *p, std::size_t n, float lo, float hi, float scale, unsigned bins,
-    std::uint32_t *tables, std::uint32_t *slow)
+STB_AVX512 std::size_t binIndicesF32(const float *p, std::size_t n, float lo, float hi, float scale, unsigned bins,
+    std::uint32_t *index, std::uint32_t *slow)
 {
     const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi), vscale = _mm512_set1_ps(scale);
     const __m512 vbins = _mm512_set1_ps(static_cast<float>(bins));
     const __m512 nearLow = _mm512_set1_ps(1.0f / 256), nearHigh = _mm512_set1_ps(1.0f - 1.0f / 256);
-    const __m512i top = _mm512_set1_epi32(static_cast<int>(bins) - 1);
-    const __m512i trash = _mm512_set1_epi32(static_cast<int>(bins)); // slow values count here
-    // The bins go to memory first and are counted in a second loop: counting straight from a
-    // vector just stored stalls on store-to-load forwarding (2/3 of the time, by perf).
-    alignas(64) std::uint32_t index[kIndexBlock];
+    const __m512i top = _mm512_set1_epi32(static_cast<int>(bins) - 1), trash = _mm512_set1_epi32(static_cast<int>(bins));
     std::size_t slowCount = 0;
     for (std::size_t i = 0; i < n; i += 16) {
         prefetchAhead(p + i, 1);
         const __m512 x = _mm512_loadu_ps(p + i);
         const __m512 t = _mm512_mul_ps(_mm512_sub_ps(x, vlo), vscale);
         const __m512 fraction = _mm512_sub_ps(t, _mm512_roundscale_ps(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
-        // In range (NaN fails), t finite and below bins (an overflow fails), not near an edge.
+        // In range (NaN fails), t below bins (an overflow fails), not near an edge.
         const __mmask16 ok = _mm512_cmp_ps_mask(x, vlo, _CMP_GE_OQ) & _mm512_cmp_ps_mask(x, vhi, _CMP_LE_OQ)
             & _mm512_cmp_ps_mask(t, vbins, _CMP_LT_OQ) & _mm512_cmp_ps_mask(fraction, nearLow, _CMP_GE_OQ)
             & _mm512_cmp_ps_mask(fraction, nearHigh, _CMP_LE_OQ);
         const __m512i e = _mm512_max_epi32(_mm512_min_epi32(_mm512_cvttps_epi32(t), top), _mm512_setzero_si512());
-        _mm512_store_si512(index + i, _mm512_mask_blend_epi32(ok, trash, e));
+        _mm512_storeu_si512(index + i, _mm512_mask_blend_epi32(ok, trash, e));
         for (std::uint32_t bits = ~_cvtmask16_u32(ok) & 0xFFFF; bits; bits &= bits - 1)
             slow[slowCount++] = static_cast<std::uint32_t>(i + static_cast<unsigned>(__builtin_ctz(bits)));
-    }
-    const std::size_t stride = bins + 1;
-    for (std::size_t i = 0; i < n; i += kIndexTables) {
-        for (std::size_t k = 0; k < kIndexTables; ++k)
-            ++tables[k * stride + index[i + k]];
     }
     return slowCount;
 }
@@ -319,19 +307,10 @@ void countAtOrAbove(Format format, const std::byte *data, std::size_t n, const s
     }
 }
 
-std::size_t binByIndex(const std::byte *data, std::size_t n, float lo, float hi, float scale, unsigned bins,
-    std::uint32_t *tables, std::uint32_t *slow)
+std::size_t binIndices(const std::byte *data, std::size_t n, float lo, float hi, float scale, unsigned bins,
+    std::uint32_t *index, std::uint32_t *slow)
 {
-    std::size_t slowCount = 0;
-    for (std::size_t i = 0; i < n; i += kIndexBlock) {
-        const std::size_t length = std::min(kIndexBlock, n - i);
-        const std::size_t s = binByIndexF32(
-            reinterpret_cast<const float *>(data) + i, length, lo, hi, scale, bins, tables, slow + slowCount);
-        for (std::size_t k = 0; k < s; ++k)
-            slow[slowCount + k] += static_cast<std::uint32_t>(i);
-        slowCount += s;
-    }
-    return slowCount;
+    return binIndicesF32(reinterpret_cast<const float *>(data), n, lo, hi, scale, bins, index, slow);
 }
 
 #else // not x86-64 with GCC or Clang: the portable kernels only
@@ -341,7 +320,7 @@ bool enabled() { return false; }
 void setEnabled(bool) { }
 bool moments(Format, const std::byte *, std::size_t, double, Moments &) { return false; }
 void countAtOrAbove(Format, const std::byte *, std::size_t, const std::int32_t *, unsigned, std::uint64_t *) { }
-std::size_t binByIndex(const std::byte *, std::size_t, float, float, float, unsigned, std::uint32_t *, std::uint32_t *)
+std::size_t binIndices(const std::byte *, std::size_t, float, float, float, unsigned, std::uint32_t *, std::uint32_t *)
 {
     return 0;
 }

@@ -40,17 +40,11 @@ inline constexpr unsigned kMaxKeys = 24;
 void countAtOrAbove(Format format, const std::byte *data, std::size_t n, const std::int32_t *keys,
     unsigned count, std::uint64_t *counts);
 
-// Pass 2 of F32 with more bins than thresholds pay: bin = floor((x - lo) * scale), in float,
-// which is off by less than 1/256 of a bin for bins <= kMaxIndexBins. So it is exact except for
-// values within 1/256 of a bin's width from an edge; those, and the values outside [lo, hi]
-// (NaN, infinities), are left to the caller: their indices (< n) go to `slow` (n entries), and
-// their number is returned. The others are counted into `tables`: kIndexTables tables of bins + 1
-// counters (table i % kIndexTables for the i-th value, so that runs of one bin do not wait on one
-// counter; the last counter of each is a trash bin for the values left to the caller).
-inline constexpr unsigned kMaxIndexBins = 4096;
-inline constexpr unsigned kIndexTables = 4;
-std::size_t binByIndex(const std::byte *data, std::size_t n, float lo, float hi, float scale, unsigned bins,
-    std::uint32_t *tables, std::uint32_t *slow);
+// Bin numbers of n F32 values (a multiple of 16) by index, as statskernels.cpp's indexBlock
+// (see there) computes them 8 at a time on any x86-64: floor((x - lo) * scale), or `bins` for
+// the values the caller must bin itself, whose positions go to `slow`; returns their number.
+std::size_t binIndices(const std::byte *data, std::size_t n, float lo, float hi, float scale, unsigned bins,
+    std::uint32_t *index, std::uint32_t *slow);
 
 // Order keys: integers ordered as the values are (-0 just below +0; NaN beyond the
 // infinities), so "value >= threshold" becomes an integer compare.

@@ -370,6 +370,100 @@ bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const B
 }
 
 
+// ---- F32 with many bins ----------------------------------------------------------------------
+// More bins than thresholds pay for (the browser's 64): bin = floor((x - lo) * scale) in float,
+// which is off by less than 1/256 of a bin for up to kMaxIndexBins bins. So it is exact except
+// for values within 1/256 of a bin's width from an edge; those, and the values outside [lo, hi]
+// (NaN, infinities), go through binIndex. The bin numbers go to memory and are counted in a
+// second loop: counting straight from a vector just stored stalls on store-to-load forwarding
+// (2/3 of the time, by perf).
+
+constexpr unsigned kMaxIndexBins = 4096;
+constexpr std::size_t kIndexBlock = 4096; // values per block: its numbers fit on the stack
+constexpr unsigned kIndexTables = 4;      // counters interleaved: runs of one bin do not wait on one
+
+// Bin numbers of n values (a multiple of 8) into `index`, `bins` (a trash counter) for the values
+// left to binIndex, whose positions go to `slow`; returns how many those are. (avx512::binIndices
+// does the same 16 at a time.)
+STB_VECTOR_CLONES
+std::size_t indexBlock(const std::byte *p, std::size_t n, const BinPlan &plan, unsigned bins, std::uint32_t *index,
+    std::uint32_t *slow)
+{
+    const F8 lo = F8 {} + plan.indexLo, hi = F8 {} + plan.indexHi, scale = F8 {} + plan.indexScale;
+    const F8 top = F8 {} + static_cast<float>(bins), zero = {};
+    const I8 trash = I8 {} + static_cast<std::int32_t>(bins);
+    std::size_t slowCount = 0;
+    for (std::size_t i = 0; i < n; i += 8) {
+        F8 x;
+        std::memcpy(&x, p + 4 * i, sizeof x);
+        const F8 t = (x - lo) * scale;
+        // In range (NaN fails) and t below bins (an overflow fails): t is then in [0, bins).
+        const I8 inRange = (x >= lo) & (x <= hi) & (t < top);
+        const F8 safe = inRange ? t : zero;
+        const I8 e = __builtin_convertvector(safe, I8);
+        const F8 fraction = safe - __builtin_convertvector(e, F8);
+        const I8 ok = inRange & (fraction >= 1.0f / 256) & (fraction <= 1.0f - 1.0f / 256);
+        const I8 bin = ok ? e : trash;
+        std::memcpy(index + i, &bin, sizeof bin);
+        for (int l = 0; l < 8; ++l) {
+            if (!ok[l])
+                slow[slowCount++] = static_cast<std::uint32_t>(i + static_cast<std::size_t>(l));
+        }
+    }
+    return slowCount;
+}
+
+// Bins of n F32 values (a multiple of 16) at p, by index.
+void binsByIndex(const std::byte *p, std::uint64_t n, const BinPlan &plan, std::uint64_t *bins)
+{
+    const auto binCount = static_cast<unsigned>(plan.edges.size()) - 1;
+    const std::size_t stride = binCount + 1; // the last counter of each table is the trash
+    thread_local std::vector<std::uint32_t> tables; // cleared per chunk: fewer than 2^32 values
+    tables.assign(kIndexTables * stride, 0);
+    alignas(32) std::uint32_t index[kIndexBlock], slow[kIndexBlock];
+    for (std::uint64_t i = 0; i < n; i += kIndexBlock) {
+        const std::size_t length = static_cast<std::size_t>(std::min<std::uint64_t>(kIndexBlock, n - i));
+        const std::size_t slowCount = avx512::enabled() // mask registers make it a fifth faster
+            ? avx512::binIndices(p + 4 * i, length, plan.indexLo, plan.indexHi, plan.indexScale, binCount, index, slow)
+            : indexBlock(p + 4 * i, length, plan, binCount, index, slow);
+        std::size_t k = 0;
+        for (; k + kIndexTables <= length; k += kIndexTables) {
+            for (unsigned j = 0; j < kIndexTables; ++j)
+                ++tables[j * stride + index[k + j]];
+        }
+        for (; k < length; ++k)
+            ++tables[index[k]];
+        for (std::size_t s = 0; s < slowCount; ++s) {
+            const int b = binIndex(plan, LoadF32::get(p + 4 * (i + slow[s])));
+            if (b >= 0)
+                ++bins[b];
+        }
+    }
+    for (unsigned b = 0; b < binCount; ++b) {
+        for (unsigned j = 0; j < kIndexTables; ++j)
+            bins[b] += tables[j * stride + b];
+    }
+}
+
+// Pass 2 of F32 by index without AVX-512: outliers one value at a time, and only when the range
+// reaches that far (rare).
+void binF32ByIndex(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
+    std::uint64_t *bins, std::uint64_t &outliers)
+{
+    const std::byte *p = data + first * 4;
+    const std::uint64_t vectorN = n - n % 16;
+    binsByIndex(p, vectorN, plan, bins);
+    if (plan.outliersPossible) {
+        for (std::uint64_t i = 0; i < vectorN; ++i) {
+            const double v = LoadF32::get(p + 4 * i);
+            outliers += std::isfinite(v) && std::fabs(v - plan.mean) > plan.outlierDistance;
+        }
+    }
+    if (vectorN < n)
+        bin<LoadF32>(data, first + vectorN, n - vectorN, plan, bins, outliers);
+}
+
+
 // ---- F32, BF16 and F16 on AVX-512 ------------------------------------------------------------
 // The kernels in avx512kernels.cpp do 64 values at a time; a block holding NaN or Inf and the
 // ragged end of a chunk go to the scalar code above, so results are what it defines.
@@ -428,35 +522,6 @@ void scanWide(DType dtype, const std::byte *data, std::uint64_t first, std::uint
     acc.merge(chunk);
 }
 
-// BinPlan::Wide::Index: the kernel bins most values; the few near an edge (or not finite) go
-// through binIndex.
-void binsByIndex(const std::byte *p, std::uint64_t n, const BinPlan &plan, std::uint64_t *bins)
-{
-    constexpr std::uint64_t kBlock = 4096; // values per call: `slow` fits on the stack
-    const auto binCount = static_cast<unsigned>(plan.edges.size()) - 1;
-    // kIndexTables x (bins + 1) counters, cleared per chunk (fewer than 2^32 values)
-    thread_local std::vector<std::uint32_t> tables;
-    const std::size_t stride = binCount + 1;
-    tables.assign(avx512::kIndexTables * stride, 0);
-    std::uint32_t slow[kBlock];
-    for (std::uint64_t i = 0; i < n; i += kBlock) {
-        const std::uint64_t length = std::min(kBlock, n - i);
-        const std::size_t slowCount = avx512::binByIndex(
-            p + 4 * i, length, plan.indexLo, plan.indexHi, plan.indexScale, binCount, tables.data(), slow);
-        for (std::size_t k = 0; k < slowCount; ++k) {
-            const int b = binIndex(plan, LoadF32::get(p + 4 * (i + slow[k])));
-            if (b >= 0)
-                ++bins[b];
-        }
-    }
-    for (unsigned b = 0; b < binCount; ++b) {
-        for (unsigned k = 0; k < avx512::kIndexTables; ++k)
-            bins[b] += tables[k * stride + b];
-    }
-}
-
-// Pass 2 from the counts at or above plan.keys (see BinPlan): bin b holds the values at or above
-// its lower edge and not at or above the next one. Or, with many bins, from binsByIndex.
 // c[t] += values of elements [first, first + n) at or above keys[t]. A block whose recorded range
 // lies wholly at or above a threshold counts whole, one wholly below it counts nothing: only the
 // thresholds inside a block's range are compared (a fifth fewer on normally distributed weights).
@@ -490,6 +555,8 @@ void countAtOrAbove(DType dtype, std::size_t size, const std::byte *data, std::u
     }
 }
 
+// Pass 2 from the counts at or above plan.keys (see BinPlan): bin b holds the values at or above
+// its lower edge and not at or above the next one. Or, with many bins, from binsByIndex.
 template<typename Loader>
 void binWide(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
     std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges)
@@ -585,14 +652,8 @@ void prepareThresholds(BinPlan &plan, DType dtype, const TensorStats &stats)
     const auto binCount = static_cast<unsigned>(plan.edges.size()) - 1;
     // Thresholds: bins - 1 edges, two for outliers, two sentinels.
     const bool thresholds = binCount + 3 <= avx512::kMaxKeys;
-    if (!thresholds) {
-        const auto scale = static_cast<float>(binCount / (plan.hi - plan.lo));
-        if (dtype != DType::F32 || plan.unit != 1 || binCount > avx512::kMaxIndexBins || !std::isfinite(scale))
-            return; // the scalar code
-        plan.indexLo = static_cast<float>(plan.lo);
-        plan.indexHi = static_cast<float>(plan.hi);
-        plan.indexScale = scale;
-    }
+    if (!thresholds && (dtype != DType::F32 || !plan.indexed))
+        return; // the scalar code
     const KeySpace space(dtype);
     const std::int64_t minKey
         = space.first(space.lowestFinite, space.highestFinite + 1, [&](double v) { return v >= stats.min; });
@@ -804,6 +865,12 @@ BinPlan makeBinPlan(double lo, double hi, unsigned bins, double mean, double std
     plan.edges[bins] = top;
     plan.mean = mean;
     plan.outlierDistance = std > 0 ? kOutlierSigmas * std : INFINITY;
+    plan.outliersPossible = std::fabs(lo - mean) > plan.outlierDistance || std::fabs(hi - mean) > plan.outlierDistance;
+    const auto indexScale = static_cast<float>(bins / (hi - lo));
+    plan.indexed = plan.unit == 1 && bins <= kMaxIndexBins && std::isfinite(indexScale);
+    plan.indexLo = static_cast<float>(lo);
+    plan.indexHi = static_cast<float>(hi);
+    plan.indexScale = indexScale;
     return plan;
 }
 
@@ -832,6 +899,8 @@ void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uin
             return binWide<LoadF32>(dtype, data, first, n, plan, bins, outliers, ranges);
         if (binF32(data, first, n, plan, bins, outliers))
             return;
+        if (plan.indexed)
+            return binF32ByIndex(data, first, n, plan, bins, outliers);
         return bin<LoadF32>(data, first, n, plan, bins, outliers);
     case DType::BF16:
         if (plan.wide != BinPlan::Wide::No)

@@ -70,12 +70,15 @@ struct BinPlan {
     // For the AVX-512 kernels (see prepareThresholds). Pass 2 counts values at or above
     // thresholds (order keys), in this order: [lowest finite], the bins' lower edges 1..bins-1
     // (Wide::Thresholds only), [far above], [first not far below], [above the largest finite].
-    // With many bins (Wide::Index, F32 only) the bins come from binByIndex instead.
+    // With many bins (Wide::Index, F32 only) the bins come from their float index instead.
     enum class Wide { No, Thresholds, Index } wide = Wide::No;
     std::vector<std::int32_t> keys;
     bool sentinels = false; // the first and last keys are there: some values are not finite
     bool farAbove = false, farBelow = false;
-    float indexLo = 0, indexHi = 0, indexScale = 0; // Wide::Index: bin = (x - lo) * scale
+    // F32 values may be binned by index, bin = (x - lo) * scale in float (see binsByIndex).
+    bool indexed = false;
+    float indexLo = 0, indexHi = 0, indexScale = 0;
+    bool outliersPossible = false; // the range reaches farther than outlierDistance from the mean
 };
 BinPlan makeBinPlan(double lo, double hi, unsigned bins, double mean, double std);
 // Sets plan.wide (and what it needs) when the AVX-512 kernels can run pass 2 for this dtype and

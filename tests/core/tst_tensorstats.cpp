@@ -623,6 +623,22 @@ void tst_TensorStats::statistics_data()
                 wide[3000] = 0xFF7FFFFF;
                 for (std::size_t i = 0; i < tiny.size(); ++i)
                     tiny[i] = (i * 2654435761u) % 5000; // subnormals and zero
+                // The floats on both sides of each edge of 64 bins over [0.1, 0.8], where float
+                // arithmetic alone would put some in the wrong bin.
+                const float lo = 0.1f, hi = 0.8f;
+                std::vector<std::uint64_t> edges { std::bit_cast<std::uint32_t>(lo), std::bit_cast<std::uint32_t>(hi) };
+                for (int k = 1; k < 64; ++k) {
+                    const double edge = double(lo) + k * ((double(hi) - double(lo)) / 64);
+                    float above = static_cast<float>(edge);
+                    if (double(above) < edge)
+                        above = std::nextafter(above, 1.0f);
+                    for (float v : { std::nextafter(above, 0.0f), above, std::nextafter(above, 1.0f) })
+                        edges.push_back(std::bit_cast<std::uint32_t>(v));
+                }
+                while (edges.size() % 64)
+                    edges.push_back(edges[edges.size() % 7]);
+                QTest::addRow("F32 around the edges of 64 bins")
+                    << dtype << pack(dtype, edges) << quint64(edges.size()) << 64u;
                 for (unsigned bins : { 10u, 64u }) {
                     QTest::addRow("F32 -FLT_MAX..FLT_MAX %u bins", bins) << dtype << pack(dtype, wide) << quint64(4096) << bins;
                     QTest::addRow("F32 subnormals %u bins", bins) << dtype << pack(dtype, tiny) << quint64(4096) << bins;
