@@ -159,7 +159,7 @@ void DocumentArea::reload(CheckpointView *old)
     QString reason;
     auto *view = createView(old->path(), old->title(), &reason);
     if (!view) {
-        old->setStale(tr("The file cannot be read any more (%1).").arg(reason));
+        markStale(index, tr("The file cannot be read any more (%1).").arg(reason));
         emit statusMessage(tr("Cannot reload %1: %2").arg(old->path(), reason));
         return;
     }
@@ -183,6 +183,17 @@ void DocumentArea::reload(CheckpointView *old)
     emit statusMessage(tr("Reloaded %1").arg(view->path()));
 }
 
+// The view's bar says why and offers Reload; the tab says so too, for tabs not in front.
+void DocumentArea::markStale(int index, const QString &reason)
+{
+    auto *view = viewAt(index);
+    if (!view)
+        return;
+    view->setStale(reason);
+    m_tabs->setTabIcon(index, style()->standardIcon(QStyle::SP_BrowserReload));
+    m_tabs->setTabToolTip(index, view->path() + u'\n' + reason);
+}
+
 void DocumentArea::onPathsChanged(const QStringList &paths)
 {
     for (int i = 0; i < m_tabs->count(); ++i) {
@@ -191,8 +202,8 @@ void DocumentArea::onPathsChanged(const QStringList &paths)
             continue;
         for (const QString &path : paths) {
             if (view->watchedPaths().contains(path)) {
-                view->setStale(QFileInfo::exists(path) ? tr("%1 changed on disk.").arg(titleOf(path))
-                                                       : tr("%1 was deleted or moved.").arg(titleOf(path)));
+                markStale(i, QFileInfo::exists(path) ? tr("%1 changed on disk.").arg(titleOf(path))
+                                                     : tr("%1 was deleted or moved.").arg(titleOf(path)));
                 emit currentDocumentChanged();
                 break;
             }

@@ -41,6 +41,7 @@ private:
     CheckpointView *createView(const QString &path, const QString &title, QString *error);
     void showError(const QString &path, const QString &title, const QString &error);
     void onPathsChanged(const QStringList &paths);
+    void markStale(int index, const QString &reason);
     void updateEmptyState();
 
     QStackedLayout *m_stack;

@@ -224,6 +224,9 @@ void tst_CheckpointView::truncatedWhileOpenMarksStale()
     view->grab(); // before the watcher reports: the hex view reads vanished pages (guarded)
     QTRY_VERIFY(view->isStale());
     QVERIFY(view->messageBar()->isVisible());
+    // The tab says so too (a tab not in front has no other sign), and a reload clears it.
+    QVERIFY(!area.tabs()->tabIcon(0).isNull());
+    QVERIFY(area.tabs()->tabToolTip(0).contains(u"changed on disk"_s));
     QVERIFY(view->hexPane()->view()->isStale());
     // Painting and moving through the vanished bytes must not end the program.
     view->hexPane()->goToOffset(100'000);
@@ -235,6 +238,7 @@ void tst_CheckpointView::truncatedWhileOpenMarksStale()
     CheckpointView *reloaded = area.currentView();
     QVERIFY(reloaded && reloaded != view);
     QVERIFY(!reloaded->isStale());
+    QVERIFY(!area.tabs()->tabToolTip(0).contains(u"changed on disk"_s));
     QVERIFY(!reloaded->checkpoint()->valid());
     QCOMPARE(reloaded->currentPane(), CheckpointView::DiagnosticsTab);
     QCOMPARE(reloaded->selectedPath(), u"lm_head.weight"_s);
