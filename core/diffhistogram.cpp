@@ -2,10 +2,12 @@
 
 #include "core/busguard.h"
 #include "core/decodebatch.h"
+#include "core/parallel.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <vector>
 
 namespace stb {
@@ -47,65 +49,83 @@ void count(Histogram &h, double v)
     ++h.counts[std::min(bin, n - 1)]; // the last bin is closed
 }
 
-// One guarded chunk: decode [first, first+n) of both sides and hand each value pair to a visitor.
+// One worker's buffers and partial results: ranges in pass 0, counts in pass 1.
+struct Worker {
+    std::vector<double> va, vb;
+    Range ra, rb, rd;
+    DiffHistograms part;
+};
+
+// One guarded chunk: decode [first, first+n) of both sides into the worker's partial results.
 struct ChunkJob {
     const DiffSide *a, *b;
     std::uint64_t first, n;
-    std::vector<double> *va, *vb;
     bool pairs;
     int pass;
-    Range *ra, *rb, *rd;
-    DiffHistograms *out;
+    Worker *worker;
 };
 
 void runChunk(void *context)
 {
     auto &job = *static_cast<ChunkJob *>(context);
+    Worker &w = *job.worker;
     const std::uint64_t na = job.a->elements > job.first ? std::min(job.n, job.a->elements - job.first) : 0;
     const std::uint64_t nb = job.b->elements > job.first ? std::min(job.n, job.b->elements - job.first) : 0;
     if (na)
-        decodeBatch(job.a->dtype, job.a->bytes.data(), job.first, na, job.va->data());
+        decodeBatch(job.a->dtype, job.a->bytes.data(), job.first, na, w.va.data());
     if (nb)
-        decodeBatch(job.b->dtype, job.b->bytes.data(), job.first, nb, job.vb->data());
-    const double *va = job.va->data(), *vb = job.vb->data();
+        decodeBatch(job.b->dtype, job.b->bytes.data(), job.first, nb, w.vb.data());
+    const double *va = w.va.data(), *vb = w.vb.data();
     if (job.pass == 0) {
         for (std::uint64_t i = 0; i < na; ++i)
-            job.ra->add(va[i]);
+            w.ra.add(va[i]);
         for (std::uint64_t i = 0; i < nb; ++i)
-            job.rb->add(vb[i]);
+            w.rb.add(vb[i]);
         if (job.pairs) {
             for (std::uint64_t i = 0; i < na; ++i) {
                 if (std::isfinite(va[i]) && std::isfinite(vb[i]))
-                    job.rd->add(va[i] - vb[i]);
+                    w.rd.add(va[i] - vb[i]);
             }
         }
         return;
     }
     for (std::uint64_t i = 0; i < na; ++i)
-        count(job.out->a, va[i]);
+        count(w.part.a, va[i]);
     for (std::uint64_t i = 0; i < nb; ++i)
-        count(job.out->b, vb[i]);
+        count(w.part.b, vb[i]);
     if (job.pairs) {
         for (std::uint64_t i = 0; i < na; ++i) {
             if (std::isfinite(va[i]) && std::isfinite(vb[i])) {
-                count(job.out->diff, va[i] - vb[i]);
-                ++job.out->diffCount;
+                count(w.part.diff, va[i] - vb[i]);
+                ++w.part.diffCount;
             }
         }
     }
 }
 
+void addCounts(Histogram &to, const Histogram &from)
+{
+    for (std::size_t i = 0; i < to.counts.size(); ++i)
+        to.counts[i] += from.counts[i];
+}
+
 } // namespace
 
 std::optional<DiffHistograms> diffHistograms(const DiffSide &a, const DiffSide &b, unsigned bins,
-                                             const std::atomic<bool> *cancel, const ProgressFn &progress)
+                                             const std::atomic<bool> *cancel, const ProgressFn &progress,
+                                             unsigned threads)
 {
     DiffHistograms out;
     Range ra, rb, rd;
     const bool pairs = a.elements == b.elements && a.elements > 0;
     const std::uint64_t longest = std::max(a.elements, b.elements);
+    const std::uint64_t chunks = (longest + kChunk - 1) / kChunk;
     const std::uint64_t total = 2 * (a.elements + b.elements);
-    std::vector<double> va(kChunk), vb(kChunk);
+    std::vector<Worker> workers(
+        static_cast<std::size_t>(std::clamp<std::uint64_t>(chunks, 1, threadCount(threads))));
+    for (auto &w : workers)
+        w.va.resize(kChunk), w.vb.resize(kChunk);
+    std::mutex progressMutex;
     std::uint64_t done = 0;
     for (int pass = 0; pass < 2; ++pass) {
         if (pass == 1) {
@@ -114,18 +134,38 @@ std::optional<DiffHistograms> diffHistograms(const DiffSide &a, const DiffSide &
             out.a = emptyBins(ra.empty() ? Range{} : both, bins);
             out.b = emptyBins(rb.empty() ? Range{} : both, bins);
             out.diff = emptyBins(rd, bins);
+            for (auto &w : workers)
+                w.part = out;
         }
-        for (std::uint64_t first = 0; first < longest; first += kChunk) {
-            if (cancel && cancel->load(std::memory_order_relaxed))
-                return std::nullopt;
-            const std::uint64_t n = std::min(kChunk, longest - first);
-            ChunkJob job{&a, &b, first, n, &va, &vb, pairs, pass, &ra, &rb, &rd, &out};
-            if (!runGuarded(runChunk, &job))
-                return std::nullopt;
-            done += std::min(n, a.elements > first ? a.elements - first : 0)
-                + std::min(n, b.elements > first ? b.elements - first : 0);
-            if (progress)
-                progress(done, total);
+        const bool finished = parallelFor(
+            chunks, static_cast<unsigned>(workers.size()),
+            [&](std::uint64_t c, unsigned w) {
+                const std::uint64_t first = c * kChunk, n = std::min(kChunk, longest - first);
+                ChunkJob job{&a, &b, first, n, pairs, pass, &workers[w]};
+                if (!runGuarded(runChunk, &job))
+                    return false;
+                if (progress) {
+                    std::lock_guard lock(progressMutex);
+                    done += std::min(n, a.elements > first ? a.elements - first : 0)
+                        + std::min(n, b.elements > first ? b.elements - first : 0);
+                    progress(done, total);
+                }
+                return true;
+            },
+            cancel);
+        if (!finished)
+            return std::nullopt;
+        for (const auto &w : workers) {
+            if (pass == 0) {
+                ra.add(w.ra.lo), ra.add(w.ra.hi);
+                rb.add(w.rb.lo), rb.add(w.rb.hi);
+                rd.add(w.rd.lo), rd.add(w.rd.hi);
+            } else {
+                addCounts(out.a, w.part.a);
+                addCounts(out.b, w.part.b);
+                addCounts(out.diff, w.part.diff);
+                out.diffCount += w.part.diffCount;
+            }
         }
     }
     return out;

@@ -27,12 +27,13 @@ struct DiffSide {
     std::uint64_t elements = 0;
 };
 
-// Decodes both sides in chunks (twice: once for the ranges, once for the counts) on the calling
-// thread. C64 is binned by its real part. A range with a single value is widened by 0.5 on each
-// side, so a constant tensor still shows its bar. nullopt when `cancel` was set or the bytes
-// vanished under the scan (busguard.h). `progress` gets elements done of 2 * (na + nb).
+// Decodes both sides in chunks (twice: once for the ranges, once for the counts) on `threads`
+// threads (0: one per hardware thread); the counts do not depend on how many. C64 is binned by
+// its real part. A range with a single value is widened by 0.5 on each side, so a constant
+// tensor still shows its bar. nullopt when `cancel` was set or the bytes vanished under the scan
+// (busguard.h). `progress` gets elements done of 2 * (na + nb), one call at a time.
 std::optional<DiffHistograms> diffHistograms(const DiffSide &a, const DiffSide &b, unsigned bins,
                                              const std::atomic<bool> *cancel = nullptr,
-                                             const ProgressFn &progress = {});
+                                             const ProgressFn &progress = {}, unsigned threads = 0);
 
 } // namespace stb

@@ -3,6 +3,7 @@
 // its single-file twin.
 #include "core/comparereport.h"
 #include "core/comparison.h"
+#include "core/diffhistogram.h"
 #include "core/writer.h"
 #include "tests/support/testfiles.h"
 
@@ -324,6 +325,56 @@ private slots:
         QCOMPARE(j["summary"]["changed"].get<int>(), 1);
         QCOMPARE(j["summary"]["only_in_a"].get<int>(), 1);
         QVERIFY(comparisonMarkdown(*ca, *cb, *c).find("| `t` | changed |") != std::string::npos);
+    }
+
+    // The a/b/a-b histograms of the compare window: every finite value counted once, the same
+    // counts on 1, 2 and 3 threads (chunks of 65,536 and a ragged end), and cancel gives none.
+    void diffHistogramsAnyThreads()
+    {
+        const std::size_t n = 3 * 65536 + 123;
+        std::vector<float> a(n), b(n);
+        std::uint64_t finiteA = 0, finiteB = 0, pairs = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            a[i] = std::sin(0.001f * static_cast<float>(i));
+            b[i] = a[i] + (i % 7 == 0 ? 0.25f : 0.0f);
+        }
+        a[5] = NAN, a[70000] = INFINITY, b[131072] = -INFINITY, b[n - 1] = NAN;
+        for (std::size_t i = 0; i < n; ++i) {
+            finiteA += std::isfinite(a[i]), finiteB += std::isfinite(b[i]);
+            pairs += std::isfinite(a[i]) && std::isfinite(b[i]);
+        }
+        const DiffSide sa { DType::F32, std::as_bytes(std::span(a)), n }, sb { DType::F32, std::as_bytes(std::span(b)), n };
+        auto total = [](const Histogram &h) {
+            std::uint64_t sum = 0;
+            for (auto c : h.counts)
+                sum += c;
+            return sum;
+        };
+        const auto one = diffHistograms(sa, sb, 50, nullptr, {}, 1);
+        QVERIFY(one);
+        QCOMPARE(total(one->a), finiteA);
+        QCOMPARE(total(one->b), finiteB);
+        QCOMPARE(one->diffCount, pairs);
+        QCOMPARE(total(one->diff), pairs);
+        QVERIFY(std::fabs(one->diff.lo + 0.25) < 1e-6); // a - (a + 0.25f), rounded in float
+        QCOMPARE(one->diff.hi, 0.0);
+        for (unsigned threads : { 2u, 3u }) {
+            std::uint64_t calls = 0, last = 0;
+            const auto many = diffHistograms(sa, sb, 50, nullptr, [&](std::uint64_t done, std::uint64_t all) {
+                ++calls;
+                QVERIFY(done >= last && done <= all);
+                last = done;
+            }, threads);
+            QVERIFY(many);
+            QCOMPARE(many->a.counts, one->a.counts);
+            QCOMPARE(many->b.counts, one->b.counts);
+            QCOMPARE(many->diff.counts, one->diff.counts);
+            QCOMPARE(many->diffCount, one->diffCount);
+            QCOMPARE(last, std::uint64_t(4 * n));
+            QCOMPARE(calls, std::uint64_t(2 * 4)); // 4 chunks, 2 passes
+        }
+        const std::atomic<bool> cancel { true };
+        QVERIFY(!diffHistograms(sa, sb, 50, &cancel, {}, 2));
     }
 
 private:
