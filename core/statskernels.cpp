@@ -625,9 +625,15 @@ bool wideFloat(DType dtype)
     return dtype == DType::F32 || dtype == DType::BF16 || dtype == DType::F16;
 }
 
+// Whether pass 2 can count `bins` by thresholds: bins - 1 edges, two for outliers, two sentinels.
+bool thresholdsFit(unsigned bins)
+{
+    return bins + 3 <= avx512::kMaxKeys;
+}
+
 } // namespace
 
-bool usesBlockRanges(DType dtype)
+bool hasWideKernels(DType dtype)
 {
     return wideFloat(dtype) && avx512::enabled();
 }
@@ -636,10 +642,7 @@ bool countsCodes(DType dtype, unsigned bins)
 {
     if (dtype == DType::C64 || dtypeBits(dtype) > 16)
         return false;
-    // Thresholds: bins - 1 edges, two for outliers, two sentinels.
-    const bool vectorPasses = (dtype == DType::BF16 || dtype == DType::F16) && avx512::enabled()
-        && bins + 3 <= avx512::kMaxKeys;
-    return !vectorPasses;
+    return !(hasWideKernels(dtype) && thresholdsFit(bins));
 }
 
 void prepareThresholds(BinPlan &plan, DType dtype, const TensorStats &stats)
@@ -647,11 +650,10 @@ void prepareThresholds(BinPlan &plan, DType dtype, const TensorStats &stats)
     plan.wide = BinPlan::Wide::No;
     plan.keys.clear();
     plan.sentinels = plan.farAbove = plan.farBelow = false;
-    if (!wideFloat(dtype) || !avx512::enabled() || !(stats.finite && stats.min < stats.max))
+    if (!hasWideKernels(dtype) || !(stats.finite && stats.min < stats.max))
         return;
     const auto binCount = static_cast<unsigned>(plan.edges.size()) - 1;
-    // Thresholds: bins - 1 edges, two for outliers, two sentinels.
-    const bool thresholds = binCount + 3 <= avx512::kMaxKeys;
+    const bool thresholds = thresholdsFit(binCount);
     if (!thresholds && (dtype != DType::F32 || !plan.indexed))
         return; // the scalar code
     const KeySpace space(dtype);

@@ -55,9 +55,10 @@ struct BlockRange {
 };
 
 // Pass 1 for the other dtypes (32/64-bit, C64, and BF16/F16 when not counted): counts and moments of elements [first, first+n).
+// Whether the AVX-512 kernels run this dtype (F32, BF16, F16 on a CPU that has AVX-512).
 // `ranges` (the tensor's, one per kRangeBlock elements; may be null) receives the ranges of the
-// blocks the AVX-512 kernels scanned: dtypes for which usesBlockRanges().
-bool usesBlockRanges(DType dtype);
+// blocks they scanned.
+bool hasWideKernels(DType dtype);
 void scanValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
     BlockRange *ranges = nullptr);
 

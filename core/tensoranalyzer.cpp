@@ -82,8 +82,8 @@ void runDigest(void *context)
 // Runs `pass` over every chunk on the workers; false when cancelled or a chunk faulted.
 bool runPass(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
     std::vector<Worker> &workers, const kernels::BinPlan *plan, std::vector<std::uint64_t> &digests,
-    std::vector<kernels::BlockRange> &ranges, const std::atomic<bool> *cancel, const ProgressFn &progress, std::uint64_t progressBase,
-    std::uint64_t progressTotal)
+    std::vector<kernels::BlockRange> &ranges, const std::atomic<bool> *cancel, const ProgressFn &progress,
+    std::uint64_t progressBase, std::uint64_t progressTotal)
 {
     const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
     const unsigned bits = dtypeBits(dtype);
@@ -176,7 +176,7 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
     // Ranges of the blocks pass 1 scans with the AVX-512 kernels, for pass 2 (8 bytes per 4,096
     // values; beyond 2^21 blocks, 16 MiB, pass 2 does without).
     const std::uint64_t blocks = (elements + kernels::kRangeBlock - 1) / kernels::kRangeBlock;
-    const bool useRanges = !counted && kernels::usesBlockRanges(dtype) && blocks <= (1u << 21);
+    const bool useRanges = !counted && kernels::hasWideKernels(dtype) && blocks <= (1u << 21);
     std::vector<kernels::BlockRange> ranges(useRanges ? blocks : 0);
     if (!runPass(dtype, bytes, elements, workers, nullptr, digests, ranges, cancel, progress, 0, total))
         return std::nullopt;
