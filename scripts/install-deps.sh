@@ -5,7 +5,7 @@
 #   scripts/install-deps.sh test    everything the test suite uses
 set -euo pipefail
 
-build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev nlohmann-json3-dev libxxhash-dev libssl-dev libgl-dev)
+build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev libqt6opengl6-dev nlohmann-json3-dev libxxhash-dev libssl-dev libgl-dev)
 run=(qt6-qpa-plugins fonts-dejavu-core)
 test=(clang libclang-rt-14-dev xvfb xauth xdotool imagemagick python3-numpy
       librust-serde-json-dev librust-serde-derive-dev

@@ -1,8 +1,8 @@
 // safetensors-browser: opens the files it is given, or the bundled sample model.
-#include "ui/checkpointview.h"
-#include "ui/comparewindow.h"
-#include "ui/documentarea.h"
-#include "ui/mainwindow.h"
+#include "ui/document/checkpointview.h"
+#include "ui/compare/comparewindow.h"
+#include "ui/shell/documentarea.h"
+#include "ui/shell/mainwindow.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

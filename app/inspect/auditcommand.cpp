@@ -1,9 +1,9 @@
 #include "commands.h"
 #include "texttable.h"
 
-#include "core/auditreport.h"
-#include "core/checkpoint.h"
-#include "core/format.h"
+#include "core/audit/auditreport.h"
+#include "core/io/checkpoint.h"
+#include "core/text/textformat.h"
 
 #include <cstdio>
 #include <unistd.h>

@@ -1,9 +1,9 @@
 #include "commands.h"
 #include "texttable.h"
 
-#include "core/auditreport.h"
-#include "core/comparereport.h"
-#include "core/format.h"
+#include "core/audit/auditreport.h"
+#include "core/compare/comparereport.h"
+#include "core/text/textformat.h"
 
 #include <cstdio>
 

@@ -1,9 +1,9 @@
 #include "commands.h"
 #include "texttable.h"
 
-#include "core/checkpoint.h"
-#include "core/format.h"
-#include "core/report.h"
+#include "core/io/checkpoint.h"
+#include "core/text/textformat.h"
+#include "core/report/report.h"
 
 #include <cstdio>
 

@@ -1,6 +1,6 @@
 #include "commands.h"
 
-#include "core/filedigest.h"
+#include "core/io/filedigest.h"
 
 #include <cstdio>
 

@@ -1,6 +1,6 @@
 // safetensors-inspect as scripts meet it: the program run as a process, its lines, its JSON and
 // its exit codes.
-#include "core/writer.h"
+#include "core/format/writer.h"
 #include "tests/support/inspectprocess.h"
 #include "tests/support/testfiles.h"
 

@@ -6,10 +6,10 @@
 //   bench_audit FOLDER
 #include "benchutil.h"
 
-#include "core/audit.h"
-#include "core/checkpoint.h"
-#include "core/tensoranalyzer.h"
-#include "core/writer.h"
+#include "core/audit/audit.h"
+#include "core/io/checkpoint.h"
+#include "core/stats/tensoranalyzer.h"
+#include "core/format/writer.h"
 
 #include <atomic>
 #include <cmath>

@@ -6,9 +6,9 @@
 #include "benchdata.h"
 #include "benchutil.h"
 
-#include "core/checkpoint.h"
-#include "core/comparison.h"
-#include "core/parallel.h"
+#include "core/io/checkpoint.h"
+#include "core/compare/comparison.h"
+#include "core/concurrency/parallel.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -4,11 +4,11 @@
 //   bench_gui [FOLDER]     (offscreen unless DISPLAY is set)
 #include "benchdata.h"
 
-#include "core/writer.h"
-#include "ui/checkpointview.h"
-#include "ui/documentarea.h"
-#include "ui/hexview.h"
-#include "ui/mainwindow.h"
+#include "core/format/writer.h"
+#include "ui/document/checkpointview.h"
+#include "ui/shell/documentarea.h"
+#include "ui/hex/hexview.h"
+#include "ui/shell/mainwindow.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

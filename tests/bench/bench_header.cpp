@@ -7,9 +7,9 @@
 using stb::bench::capture;
 using stb::bench::medianMs;
 
-#include "core/checkpoint.h"
-#include "core/header.h"
-#include "core/writer.h"
+#include "core/io/checkpoint.h"
+#include "core/format/header.h"
+#include "core/format/writer.h"
 
 #include <cstdio>
 #include <fstream>

@@ -1,10 +1,10 @@
 // The whole-checkpoint audit: a checkpoint with planted anomalies where each flag must fire on
 // exactly the right tensor and nowhere else, duplicates by name order, the summary, sharded
 // checkpoints, the JSON report, and `safetensors-inspect audit` as a process.
-#include "core/audit.h"
-#include "core/auditreport.h"
-#include "core/checkpoint.h"
-#include "core/writer.h"
+#include "core/audit/audit.h"
+#include "core/audit/auditreport.h"
+#include "core/io/checkpoint.h"
+#include "core/format/writer.h"
 #include "tests/support/inspectprocess.h"
 
 #include <QJsonArray>

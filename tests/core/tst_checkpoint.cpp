@@ -1,7 +1,7 @@
 // Sharded checkpoints: an index and its shards seen as one model, and the audit of the index
 // against the shards.
-#include "core/checkpoint.h"
-#include "core/writer.h"
+#include "core/io/checkpoint.h"
+#include "core/format/writer.h"
 #include "tests/support/testfiles.h"
 
 #include <QTemporaryDir>

@@ -1,10 +1,10 @@
 // Comparing checkpoints: every status, every metric against values computed here, NaN and Inf
 // on either side, empty and scalar tensors, tolerances, metadata, and a sharded model against
 // its single-file twin.
-#include "core/comparereport.h"
-#include "core/comparison.h"
-#include "core/diffhistogram.h"
-#include "core/writer.h"
+#include "core/compare/comparereport.h"
+#include "core/compare/comparison.h"
+#include "core/compare/diffhistogram.h"
+#include "core/format/writer.h"
 #include "tests/support/testfiles.h"
 
 #include <QTemporaryDir>

@@ -1,4 +1,4 @@
-#include "core/dtype.h"
+#include "core/format/dtype.h"
 
 #include <QByteArray>
 #include <QList>

@@ -1,6 +1,6 @@
-#include "core/fileextents.h"
-#include "core/header.h"
-#include "core/safetensorsfile.h"
+#include "core/io/fileextents.h"
+#include "core/format/header.h"
+#include "core/io/safetensorsfile.h"
 #include "tests/support/testfiles.h"
 
 #include <QElapsedTimer>

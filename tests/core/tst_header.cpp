@@ -3,10 +3,10 @@
 // expected verdict here is derived from the reference's code path (serde_json + serde derive for
 // HashMetadata/TensorInfo, then Metadata::validate, then the coverage check), never from our
 // implementation; offsets are the byte where a person should look, found in the test's own JSON.
-#include "core/header.h"
+#include "core/format/header.h"
 
-#include "core/dtype.h"
-#include "core/writer.h"
+#include "core/format/dtype.h"
+#include "core/format/writer.h"
 #include "tests/support/testfiles.h"
 
 #include <QByteArray>

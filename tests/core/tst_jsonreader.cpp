@@ -2,7 +2,7 @@
 // safetensors). Expected verdicts come from serde_json's grammar and limits (RFC 8259 plus its
 // recursion limit of 128 and its refusal of numbers beyond a double), not from our own code;
 // error positions are the byte where a reader first knows the text is wrong.
-#include "core/jsonreader.h"
+#include "core/format/jsonreader.h"
 
 #include <QByteArray>
 #include <QTest>

@@ -1,8 +1,8 @@
 // MappedFile and the SIGBUS guard: sizes beyond 4 GiB, tiny and empty files, unreadable paths,
 // and a file truncated while mapped.
-#include "core/busguard.h"
-#include "core/mappedfile.h"
-#include "core/safetensorsfile.h"
+#include "core/io/busguard.h"
+#include "core/io/mappedfile.h"
+#include "core/io/safetensorsfile.h"
 #include "tests/support/testfiles.h"
 
 #include <QTemporaryDir>

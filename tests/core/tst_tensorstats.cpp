@@ -2,13 +2,13 @@
 // dtype decoded by the test's own formulas (checked against literal tables), statistics in long
 // double with plain two-pass code, histograms by comparing with long double edges. Then chunking
 // and threads, accuracy on 10^8 values, cancel, content digests, SHA-256 and truncated files.
-#include "core/avx512kernels.h"
-#include "core/filedigest.h"
-#include "core/mappedfile.h"
-#include "core/safetensorsfile.h"
-#include "core/statsaccumulator.h"
-#include "core/tensoranalyzer.h"
-#include "core/writer.h"
+#include "core/stats/avx512kernels.h"
+#include "core/io/filedigest.h"
+#include "core/io/mappedfile.h"
+#include "core/io/safetensorsfile.h"
+#include "core/stats/statsaccumulator.h"
+#include "core/stats/tensoranalyzer.h"
+#include "core/format/writer.h"
 
 #include <QByteArray>
 #include <QList>

@@ -1,7 +1,7 @@
 // The writer produces what the reference writer produces, and every dtype round-trips through
 // the parser.
-#include "core/header.h"
-#include "core/writer.h"
+#include "core/format/header.h"
+#include "core/format/writer.h"
 #include "tests/support/testfiles.h"
 
 #include <QTest>

@@ -1,6 +1,6 @@
 #include "tests/support/testfiles.h"
 
-#include "core/tensorinfo.h"
+#include "core/format/tensorinfo.h"
 
 #include <cmath>
 #include <cstring>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/writer.h"
+#include "core/format/writer.h"
 
 #include <cstddef>
 #include <string>

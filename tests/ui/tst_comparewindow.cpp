@@ -1,13 +1,13 @@
-#include "ui/comparedetailspane.h"
-#include "ui/comparefiltermodel.h"
-#include "ui/comparehistogrampane.h"
-#include "ui/comparemodel.h"
-#include "ui/comparetreesview.h"
-#include "ui/comparewindow.h"
-#include "ui/overviewpane.h"
+#include "ui/compare/comparedetailspane.h"
+#include "ui/compare/comparefiltermodel.h"
+#include "ui/compare/comparehistogrampane.h"
+#include "ui/compare/comparemodel.h"
+#include "ui/compare/comparetreesview.h"
+#include "ui/compare/comparewindow.h"
+#include "ui/document/overviewpane.h"
 
-#include "core/checkpoint.h"
-#include "core/writer.h"
+#include "core/io/checkpoint.h"
+#include "core/format/writer.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>

@@ -1,4 +1,4 @@
-#include "ui/filewatcher.h"
+#include "ui/shell/filewatcher.h"
 
 #include <QFile>
 #include <QSignalSpy>

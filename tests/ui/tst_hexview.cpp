@@ -1,9 +1,9 @@
-#include "core/safetensorsfile.h"
+#include "core/io/safetensorsfile.h"
 #include "tests/support/testfiles.h"
-#include "ui/bytedescription.h"
-#include "ui/hexgeometry.h"
-#include "ui/hexpane.h"
-#include "ui/hexview.h"
+#include "ui/hex/bytedescription.h"
+#include "ui/hex/hexgeometry.h"
+#include "ui/hex/hexpane.h"
+#include "ui/hex/hexview.h"
 
 #include <QApplication>
 #include <QLineEdit>

@@ -1,10 +1,10 @@
 #include "ui/charts/histogramchart.h"
-#include "ui/checkpointview.h"
-#include "ui/histogrampane.h"
-#include "ui/qtformat.h"
+#include "ui/document/checkpointview.h"
+#include "ui/histogram/histogrampane.h"
+#include "ui/common/qtformat.h"
 
-#include "core/checkpoint.h"
-#include "core/tensoranalyzer.h"
+#include "core/io/checkpoint.h"
+#include "core/stats/tensoranalyzer.h"
 #include "tests/support/testfiles.h"
 
 #include <QCheckBox>

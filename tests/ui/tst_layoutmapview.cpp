@@ -1,6 +1,6 @@
-#include "core/safetensorsfile.h"
+#include "core/io/safetensorsfile.h"
 #include "tests/support/testfiles.h"
-#include "ui/layoutmapview.h"
+#include "ui/layoutmap/layoutmapview.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>

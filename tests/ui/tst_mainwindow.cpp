@@ -1,7 +1,7 @@
-#include "ui/checkpointview.h"
-#include "ui/documentarea.h"
-#include "ui/mainwindow.h"
-#include "ui/recentfiles.h"
+#include "ui/document/checkpointview.h"
+#include "ui/shell/documentarea.h"
+#include "ui/shell/mainwindow.h"
+#include "ui/shell/recentfiles.h"
 
 #include "tests/support/testfiles.h"
 

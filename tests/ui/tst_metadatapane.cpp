@@ -1,8 +1,8 @@
 // The metadata pane: values that hold JSON unfold as a tree; values that only look like JSON,
 // including arrays nested far deeper than any parser should recurse, stay plain text.
-#include "core/checkpoint.h"
-#include "core/writer.h"
-#include "ui/metadatapane.h"
+#include "core/io/checkpoint.h"
+#include "core/format/writer.h"
+#include "ui/document/metadatapane.h"
 
 #include <QTemporaryDir>
 #include <QTest>

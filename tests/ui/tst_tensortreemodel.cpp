@@ -1,8 +1,8 @@
-#include "ui/naturalorder.h"
-#include "ui/tensorfiltermodel.h"
-#include "ui/tensortreemodel.h"
+#include "core/text/naturalorder.h"
+#include "ui/document/tensorfiltermodel.h"
+#include "ui/document/tensortreemodel.h"
 
-#include "core/writer.h"
+#include "core/format/writer.h"
 #include "tests/support/testfiles.h"
 
 #include <QAbstractItemModelTester>

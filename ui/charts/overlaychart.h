@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/tensorstats.h"
+#include "core/stats/tensorstats.h"
 
 #include <QColor>
 #include <QWidget>

@@ -1,0 +1,269 @@
+#include "core/audit/audit.h"
+
+#include "core/io/busguard.h"
+#include "core/concurrency/parallel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <tuple>
+
+namespace stb {
+
+namespace {
+
+// Tensors at least this large get every thread to themselves; smaller ones run side by side.
+constexpr std::uint64_t kLargeTensorBytes = 64ull << 20;
+
+void addFlags(AuditEntry &entry)
+{
+    const TensorStats &s = entry.analysis.stats;
+    if (!entry.readable) {
+        entry.flags.push_back("unreadable");
+        return;
+    }
+    if (s.nan)
+        entry.flags.push_back("nan");
+    if (s.posInf || s.negInf)
+        entry.flags.push_back("inf");
+    if (s.count && s.zeros == s.count)
+        entry.flags.push_back("all_zero");
+    else if (s.count > 1 && s.finite == s.count && s.min == s.max)
+        entry.flags.push_back("constant");
+    if (entry.analysis.outliers)
+        entry.flags.push_back("outlier:" + std::to_string(entry.analysis.outliers));
+}
+
+// What identical bytes of one dtype certainly share: exact counts, extremes (by value: -0 and
+// +0 may come out either way) and histogram. Not mean and std, whose last bits depend on how
+// chunks were merged.
+struct Fingerprint {
+    DType dtype;
+    std::uint64_t count, nan, posInf, negInf, zeros;
+    double min, max; // NaN (no finite value) as +Inf, so that equal means equal
+    std::vector<std::uint64_t> histogram;
+
+    Fingerprint(DType d, const TensorAnalysis &a)
+        : dtype(d)
+        , count(a.stats.count)
+        , nan(a.stats.nan)
+        , posInf(a.stats.posInf)
+        , negInf(a.stats.negInf)
+        , zeros(a.stats.zeros)
+        , min(std::isnan(a.stats.min) ? INFINITY : a.stats.min + 0.0)
+        , max(std::isnan(a.stats.max) ? INFINITY : a.stats.max + 0.0)
+        , histogram(a.histogram.counts)
+    { }
+    auto tie() const { return std::tie(dtype, count, nan, posInf, negInf, zeros, min, max, histogram); }
+    bool operator<(const Fingerprint &o) const { return tie() < o.tie(); }
+};
+
+// Tensors that may duplicate another: of the same byte length, and either of another dtype or
+// with the same fingerprint. Everything else differs already in its statistics, so the audit
+// reads no byte twice for it (digests cost as much as the statistics).
+std::vector<std::size_t> duplicateCandidates(const Checkpoint &checkpoint, const std::vector<AuditEntry> &entries)
+{
+    std::map<std::uint64_t, std::vector<std::size_t>> bySize;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const auto &t = checkpoint.tensors()[entries[i].tensor];
+        if (entries[i].readable && t.info->byteLength() > 0)
+            bySize[t.info->byteLength()].push_back(i);
+    }
+    std::vector<std::size_t> candidates;
+    for (const auto &[size, members] : bySize) {
+        if (members.size() < 2)
+            continue;
+        std::map<Fingerprint, std::vector<std::size_t>> same;
+        std::set<DType> dtypes;
+        for (std::size_t i : members) {
+            const DType dtype = checkpoint.tensors()[entries[i].tensor].info->dtype;
+            dtypes.insert(dtype);
+            same[Fingerprint(dtype, entries[i].analysis)].push_back(i);
+        }
+        for (const auto &[fingerprint, group] : same) {
+            if (group.size() > 1 || dtypes.size() > 1)
+                candidates.insert(candidates.end(), group.begin(), group.end());
+        }
+    }
+    return candidates;
+}
+
+// Same size and digest, confirmed byte for byte: a later tensor (in name order) duplicates the
+// earliest identical one. Empty tensors duplicate nothing. false when cancelled or when a file
+// vanished under the read.
+bool findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entries, unsigned threads,
+                    const std::atomic<bool> *cancel)
+{
+    auto candidates = duplicateCandidates(checkpoint, entries);
+    std::sort(candidates.begin(), candidates.end());
+    const bool read = parallelFor(
+        candidates.size(), threads,
+        [&](std::uint64_t c, unsigned) {
+            auto &analysis = entries[candidates[c]].analysis;
+            if (analysis.digest)
+                return true;
+            const auto &t = checkpoint.tensors()[entries[candidates[c]].tensor];
+            analysis.digest = tensorDigest(
+                t.info->dtype, checkpoint.fileOf(t)->tensorBytes(*t.info), *t.info->elementCount(), cancel);
+            return analysis.digest.has_value();
+        },
+        cancel);
+    if (!read)
+        return false;
+
+    std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, std::vector<std::size_t>> groups;
+    for (std::size_t i : candidates) {
+        const auto &t = checkpoint.tensors()[entries[i].tensor];
+        const ContentDigest &digest = *entries[i].analysis.digest;
+        groups[{t.info->byteLength(), digest.high, digest.low}].push_back(i);
+    }
+    for (const auto &[key, members] : groups) {
+        for (std::size_t m = 1; m < members.size(); ++m) {
+            for (std::size_t o = 0; o < m; ++o) {
+                const auto &a = checkpoint.tensors()[entries[members[o]].tensor];
+                const auto &b = checkpoint.tensors()[entries[members[m]].tensor];
+                const auto bytesA = checkpoint.fileOf(a)->tensorBytes(*a.info);
+                const auto bytesB = checkpoint.fileOf(b)->tensorBytes(*b.info);
+                if (guardedEqual(bytesA, bytesB).value_or(false)) {
+                    // The earliest identical tensor is the original, even if it itself repeats one.
+                    const std::ptrdiff_t original = entries[members[o]].duplicateOf >= 0
+                        ? entries[members[o]].duplicateOf
+                        : static_cast<std::ptrdiff_t>(members[o]);
+                    entries[members[m]].duplicateOf = original;
+                    entries[members[m]].flags.push_back("duplicate");
+                    break;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+std::string AuditSummary::text() const
+{
+    std::vector<std::string> parts;
+    auto add = [&](std::size_t n, const char *one, const char *many) {
+        if (n)
+            parts.push_back(std::to_string(n) + " " + (n == 1 ? one : many));
+    };
+    add(withNan, "tensor with NaN", "tensors with NaN");
+    add(withInf, "tensor with Inf", "tensors with Inf");
+    add(allZero, "all-zero", "all-zero");
+    add(constant, "constant", "constant");
+    add(withOutliers, "with outliers", "with outliers");
+    add(duplicates, "duplicate pair", "duplicate pairs");
+    add(unreadable, "unreadable", "unreadable");
+    if (parts.empty())
+        return "no findings in " + std::to_string(tensors) + (tensors == 1 ? " tensor" : " tensors");
+    std::string out = parts[0];
+    for (std::size_t i = 1; i < parts.size(); ++i)
+        out += ", " + parts[i];
+    return out;
+}
+
+std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const AnalysisOptions &options,
+                                           const std::atomic<bool> *cancel, const ProgressFn &progress)
+{
+    AuditResult result;
+    const auto &tensors = checkpoint.tensors();
+    result.entries.resize(tensors.size());
+    for (std::size_t i = 0; i < tensors.size(); ++i)
+        result.entries[i].tensor = i;
+    std::sort(result.entries.begin(), result.entries.end(), [&](const AuditEntry &a, const AuditEntry &b) {
+        return tensors[a.tensor].info->name < tensors[b.tensor].info->name;
+    });
+
+    std::uint64_t total = 0;
+    for (const auto &t : tensors)
+        total += t.info->byteLength();
+    std::mutex progressMutex;
+    std::uint64_t done = 0;
+    auto report = [&](std::uint64_t bytes) {
+        if (!progress)
+            return;
+        std::lock_guard lock(progressMutex);
+        done += bytes;
+        progress(done, total);
+    };
+
+    const unsigned threads = threadCount(options.threads);
+    std::atomic<bool> failed{false};
+    auto analyze = [&](AuditEntry &entry, unsigned useThreads) {
+        const auto &t = tensors[entry.tensor];
+        const SafetensorsFile *file = checkpoint.fileOf(t);
+        const auto count = t.info->elementCount();
+        const auto expected = t.info->expectedBytes();
+        if (!file || !count || !expected || *expected != t.info->byteLength() || !file->complete(*t.info)) {
+            entry.readable = false;
+            report(t.info->byteLength());
+            return;
+        }
+        AnalysisOptions one = options;
+        one.threads = useThreads;
+        std::uint64_t reported = 0;
+        auto analysis = analyzeTensor(t.info->dtype, file->tensorBytes(*t.info), *count, one, cancel,
+                                      [&](std::uint64_t d, std::uint64_t all) {
+                                          // Two passes count twice: report the share of this tensor.
+                                          const std::uint64_t share = all ? t.info->byteLength() * d / all : 0;
+                                          report(share - reported);
+                                          reported = share;
+                                      });
+        if (!analysis) {
+            failed = true;
+            return;
+        }
+        report(t.info->byteLength() - reported);
+        entry.analysis = std::move(*analysis);
+    };
+
+    // Large tensors first, one at a time with every thread.
+    std::vector<AuditEntry *> small;
+    for (auto &entry : result.entries) {
+        if (failed || (cancel && *cancel))
+            return std::nullopt;
+        if (tensors[entry.tensor].info->byteLength() >= kLargeTensorBytes)
+            analyze(entry, threads);
+        else
+            small.push_back(&entry);
+    }
+    // Then the small ones side by side, one thread each.
+    parallelFor(
+        small.size(), threads,
+        [&](std::uint64_t i, unsigned) {
+            analyze(*small[i], 1);
+            return !failed;
+        },
+        cancel);
+    if (failed || (cancel && *cancel))
+        return std::nullopt;
+
+    for (auto &entry : result.entries)
+        addFlags(entry);
+    if (!findDuplicates(checkpoint, result.entries, threads, cancel))
+        return std::nullopt;
+
+    AuditSummary &s = result.summary;
+    s.tensors = result.entries.size();
+    for (const auto &entry : result.entries) {
+        const TensorStats &st = entry.analysis.stats;
+        s.elements += st.count;
+        s.bytes += tensors[entry.tensor].info->byteLength();
+        s.withNan += st.nan > 0;
+        s.withInf += (st.posInf + st.negInf) > 0;
+        s.unreadable += !entry.readable;
+        for (const auto &flag : entry.flags) {
+            s.allZero += flag == "all_zero";
+            s.constant += flag == "constant";
+            s.withOutliers += flag.rfind("outlier", 0) == 0;
+            s.duplicates += flag == "duplicate";
+        }
+    }
+    return result;
+}
+
+} // namespace stb

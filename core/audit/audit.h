@@ -1,0 +1,46 @@
+#pragma once
+
+#include "core/io/checkpoint.h"
+#include "core/stats/tensoranalyzer.h"
+#include "core/stats/tensorstats.h"
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace stb {
+
+// One tensor's audit: its statistics and the flags an auditor looks for.
+struct AuditEntry {
+    std::size_t tensor = 0;        // index into Checkpoint::tensors()
+    bool readable = true;          // false when its bytes are not all inside the file
+    TensorAnalysis analysis;
+    std::vector<std::string> flags; // "nan", "inf", "all_zero", "constant", "outlier:N", "duplicate"
+    std::ptrdiff_t duplicateOf = -1; // index into AuditResult::entries of the earlier identical tensor
+};
+
+struct AuditSummary {
+    std::size_t tensors = 0;
+    std::uint64_t elements = 0;
+    std::uint64_t bytes = 0;
+    std::size_t withNan = 0, withInf = 0, allZero = 0, constant = 0, withOutliers = 0, duplicates = 0,
+                unreadable = 0;
+
+    // "2 tensors with NaN, 1 all-zero, 1 duplicate pair" (or "no findings").
+    std::string text() const;
+};
+
+struct AuditResult {
+    std::vector<AuditEntry> entries; // in tensor-name order
+    AuditSummary summary;
+};
+
+// Scans every tensor of a checkpoint (all shards): statistics, histogram, flags and duplicates
+// (equal statistics, then equal digests, confirmed byte for byte). Without options.digest only
+// those candidates get a TensorAnalysis::digest, which is much faster. Large tensors are scanned with all threads in turn,
+// small ones side by side. nullopt when cancelled or when a file vanished under the scan.
+std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const AnalysisOptions &options,
+                                           const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {});
+
+} // namespace stb

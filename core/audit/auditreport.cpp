@@ -1,0 +1,106 @@
+#include "core/audit/auditreport.h"
+
+#include "core/text/textformat.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace stb {
+
+namespace {
+
+Json number(double value) { return std::isfinite(value) ? Json(value) : Json(); }
+
+} // namespace
+
+std::string auditFlagsText(const Checkpoint &checkpoint, const AuditResult &audit, const AuditEntry &entry)
+{
+    std::string out;
+    for (const auto &flag : entry.flags) {
+        if (!out.empty())
+            out += ", ";
+        out += flag;
+        if (flag == "duplicate" && entry.duplicateOf >= 0)
+            out += " of " + checkpoint.tensors()[audit.entries[static_cast<std::size_t>(entry.duplicateOf)].tensor].info->name;
+    }
+    return out;
+}
+
+std::string formatValue(double value)
+{
+    if (std::isnan(value))
+        return "nan";
+    if (std::isinf(value))
+        return value > 0 ? "inf" : "-inf";
+    char buffer[32];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return std::string(buffer, result.ptr);
+}
+
+Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit)
+{
+    Json j;
+    j["file"] = checkpoint.path();
+    Json tensors = Json::array();
+    for (const auto &entry : audit.entries) {
+        const auto &t = checkpoint.tensors()[entry.tensor];
+        const TensorStats &s = entry.analysis.stats;
+        Json row;
+        row["name"] = t.info->name;
+        row["dtype"] = dtypeName(t.info->dtype);
+        row["shape"] = t.info->shape;
+        if (checkpoint.isSharded())
+            row["shard"] = checkpoint.shardNames()[t.shard];
+        row["count"] = s.count;
+        row["nan"] = s.nan;
+        row["pos_inf"] = s.posInf;
+        row["neg_inf"] = s.negInf;
+        row["zeros"] = s.zeros;
+        row["min"] = number(s.min);
+        row["max"] = number(s.max);
+        row["mean"] = number(s.mean);
+        row["std"] = number(s.std);
+        row["abs_max"] = number(s.absMax);
+        const Histogram &h = entry.analysis.histogram;
+        row["histogram"] = h.empty() ? Json() : Json({{"lo", h.lo}, {"hi", h.hi}, {"counts", h.counts}});
+        row["flags"] = entry.flags;
+        row["duplicate_of"] = entry.duplicateOf >= 0
+            ? Json(checkpoint.tensors()[audit.entries[static_cast<std::size_t>(entry.duplicateOf)].tensor].info->name)
+            : Json();
+        tensors.push_back(std::move(row));
+    }
+    j["tensors"] = std::move(tensors);
+    const AuditSummary &s = audit.summary;
+    j["summary"] = {{"tensors", s.tensors},        {"elements", s.elements}, {"bytes", s.bytes},
+                    {"nan", s.withNan},           {"inf", s.withInf},       {"all_zero", s.allZero},
+                    {"constant", s.constant},     {"outlier", s.withOutliers}, {"duplicate", s.duplicates},
+                    {"unreadable", s.unreadable}, {"text", s.text()}};
+    return j;
+}
+
+std::string auditMarkdown(const Checkpoint &checkpoint, const AuditResult &audit)
+{
+    std::string out = "# Audit of `" + checkpoint.path() + "`\n\n**" + audit.summary.text() + "** ("
+        + formatCount(audit.summary.tensors) + " tensors, " + formatCount(audit.summary.elements) + " values, "
+        + formatBytes(audit.summary.bytes) + ")\n\n"
+        + "| tensor | dtype | shape | min | max | mean | std | NaN | Inf | zeros | flags |\n"
+        + "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+    auto cell = [](std::string text) {
+        std::string escaped;
+        for (char c : text)
+            escaped += c == '|' ? std::string("\\|") : std::string(1, c);
+        return escaped;
+    };
+    for (const auto &entry : audit.entries) {
+        const auto &t = checkpoint.tensors()[entry.tensor];
+        const TensorStats &s = entry.analysis.stats;
+        out += "| `" + cell(printable(t.info->name)) + "` | " + std::string(dtypeName(t.info->dtype)) + " | "
+            + formatShape(t.info->shape) + " | " + formatValue(s.min) + " | " + formatValue(s.max) + " | "
+            + formatValue(s.mean) + " | " + formatValue(s.std) + " | " + std::to_string(s.nan) + " | "
+            + std::to_string(s.posInf + s.negInf) + " | " + std::to_string(s.zeros) + " | "
+            + cell(auditFlagsText(checkpoint, audit, entry)) + " |\n";
+    }
+    return out;
+}
+
+} // namespace stb

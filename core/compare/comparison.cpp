@@ -1,0 +1,298 @@
+#include "core/compare/comparison.h"
+
+#include "core/io/busguard.h"
+#include "core/format/decodebatch.h"
+#include "core/concurrency/parallel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+namespace stb {
+
+namespace {
+
+constexpr std::uint64_t kChunkElements = 1u << 18;
+constexpr std::uint64_t kBatch = 2048; // decoded elements held at once per side
+
+// Mergeable per-chunk sums behind DiffMetrics.
+struct DiffSums {
+    std::uint64_t compared = 0, different = 0, nanA = 0, nanB = 0, infA = 0, infB = 0, outOfTolerance = 0;
+    double maxAbs = -1;
+    std::uint64_t argmax = 0;
+    double sumAbs = 0, sumSqDiff = 0, sumSqA = 0, sumSqB = 0, dot = 0;
+
+    void merge(const DiffSums &o)
+    {
+        compared += o.compared, different += o.different, nanA += o.nanA, nanB += o.nanB;
+        infA += o.infA, infB += o.infB, outOfTolerance += o.outOfTolerance;
+        if (o.maxAbs > maxAbs || (o.maxAbs == maxAbs && o.argmax < argmax))
+            maxAbs = o.maxAbs, argmax = o.argmax;
+        sumAbs += o.sumAbs, sumSqDiff += o.sumSqDiff, sumSqA += o.sumSqA, sumSqB += o.sumSqB, dot += o.dot;
+    }
+
+    DiffMetrics metrics() const
+    {
+        DiffMetrics m;
+        m.compared = compared, m.different = different, m.nanA = nanA, m.nanB = nanB, m.infA = infA, m.infB = infB;
+        m.outOfTolerance = outOfTolerance;
+        if (compared) {
+            m.maxAbsDiff = std::max(0.0, maxAbs);
+            m.argmax = maxAbs >= 0 ? argmax : 0;
+            m.meanAbsDiff = sumAbs / static_cast<double>(compared);
+            m.relL2 = sumSqA > 0 ? std::sqrt(sumSqDiff) / std::sqrt(sumSqA) : (sumSqDiff == 0 ? 0.0 : NAN);
+            m.cosine = sumSqA > 0 && sumSqB > 0 ? dot / (std::sqrt(sumSqA) * std::sqrt(sumSqB)) : NAN;
+        }
+        return m;
+    }
+};
+
+struct Side {
+    DType dtype;
+    const std::byte *data;
+};
+
+// Decode buffers of one worker: allocated once, so a chunk (run under the SIGBUS guard) allocates
+// nothing.
+struct Buffers {
+    std::vector<double> aRe = std::vector<double>(kBatch), aIm = std::vector<double>(kBatch);
+    std::vector<double> bRe = std::vector<double>(kBatch), bIm = std::vector<double>(kBatch);
+};
+
+struct MetricsJob {
+    Side a, b;
+    std::uint64_t first, n;
+    double atol, rtol;
+    Buffers *buffers;
+    DiffSums sums;
+};
+
+void measureChunk(void *context)
+{
+    auto &job = *static_cast<MetricsJob *>(context);
+    Buffers &buf = *job.buffers;
+    DiffSums &s = job.sums;
+    for (std::uint64_t start = 0; start < job.n; start += kBatch) {
+        const std::uint64_t n = std::min(kBatch, job.n - start);
+        decodeBatch(job.a.dtype, job.a.data, job.first + start, n, buf.aRe.data(), buf.aIm.data());
+        decodeBatch(job.b.dtype, job.b.data, job.first + start, n, buf.bRe.data(), buf.bIm.data());
+        for (std::uint64_t i = 0; i < n; ++i) {
+            const double ar = buf.aRe[i], ai = buf.aIm[i], br = buf.bRe[i], bi = buf.bIm[i];
+            const bool nanA = std::isnan(ar) || std::isnan(ai), nanB = std::isnan(br) || std::isnan(bi);
+            const bool finA = std::isfinite(ar) && std::isfinite(ai), finB = std::isfinite(br) && std::isfinite(bi);
+            if (!finA || !finB) [[unlikely]] {
+                s.nanA += nanA, s.nanB += nanB;
+                s.infA += !finA && !nanA, s.infB += !finB && !nanB;
+                const bool same = (nanA && nanB) || (!nanA && !nanB && ar == br && ai == bi);
+                s.different += !same;
+                s.outOfTolerance += !same;
+                continue;
+            }
+            const double dr = ar - br, di = ai - bi;
+            const double diff = di == 0 ? std::fabs(dr) : std::hypot(dr, di);
+            ++s.compared;
+            s.different += diff != 0;
+            const double magB = bi == 0 ? std::fabs(br) : std::hypot(br, bi);
+            s.outOfTolerance += diff > job.atol + job.rtol * magB;
+            if (diff > s.maxAbs)
+                s.maxAbs = diff, s.argmax = job.first + start + i;
+            s.sumAbs += diff;
+            s.sumSqDiff += dr * dr + di * di;
+            s.sumSqA += ar * ar + ai * ai;
+            s.sumSqB += br * br + bi * bi;
+            s.dot += ar * br + ai * bi;
+        }
+    }
+}
+
+// Where a pair's bytes are, or nulls when either side is not wholly inside its file.
+struct PairData {
+    std::span<const std::byte> a, b;
+    std::uint64_t elements = 0;
+};
+
+std::optional<PairData> pairData(const Checkpoint &ca, const Checkpoint &cb, const TensorPair &pair)
+{
+    const SafetensorsFile *fa = ca.fileOf(*pair.a), *fb = cb.fileOf(*pair.b);
+    const auto count = pair.a->info->elementCount();
+    if (!fa || !fb || !count || pair.a->info->expectedBytes() != pair.a->info->byteLength()
+        || pair.b->info->expectedBytes() != pair.b->info->byteLength() || !fa->complete(*pair.a->info)
+        || !fb->complete(*pair.b->info))
+        return std::nullopt;
+    return PairData{fa->tensorBytes(*pair.a->info), fb->tensorBytes(*pair.b->info), *count};
+}
+
+struct Chunk {
+    std::size_t pair;
+    std::uint64_t first, n;
+};
+
+std::vector<Chunk> chunksOf(const std::vector<std::size_t> &pairs, const std::vector<PairData> &data)
+{
+    std::vector<Chunk> chunks;
+    for (std::size_t p : pairs) {
+        for (std::uint64_t first = 0; first < data[p].elements; first += kChunkElements)
+            chunks.push_back({p, first, std::min(kChunkElements, data[p].elements - first)});
+    }
+    return chunks;
+}
+
+} // namespace
+
+std::string_view statusName(PairStatus status)
+{
+    static constexpr std::string_view names[] = {"identical", "changed", "dtype_changed", "shape_changed",
+                                                 "only_in_a", "only_in_b"};
+    return names[static_cast<std::size_t>(status)];
+}
+
+std::map<std::string, std::string> checkpointMetadata(const Checkpoint &checkpoint)
+{
+    std::map<std::string, std::string> metadata;
+    for (const auto &shard : checkpoint.shards()) {
+        if (shard) {
+            for (const auto &[key, value] : shard->header().metadata)
+                metadata.emplace(key, value);
+        }
+    }
+    return metadata;
+}
+
+std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoint &b, const CompareOptions &options,
+                                             const std::atomic<bool> *cancel, const ProgressFn &progress)
+{
+    Comparison result;
+    std::unordered_map<std::string_view, const Checkpoint::Tensor *> inB;
+    for (const auto &t : b.tensors())
+        inB.emplace(t.info->name, &t);
+    for (const auto &t : a.tensors()) {
+        TensorPair pair{t.info->name, &t, nullptr, PairStatus::OnlyInA, std::nullopt, true};
+        if (const auto it = inB.find(t.info->name); it != inB.end()) {
+            pair.b = it->second;
+            pair.status = PairStatus::Identical; // until the bytes say otherwise
+            inB.erase(it);
+        }
+        result.pairs.push_back(std::move(pair));
+    }
+    for (const auto &[name, t] : inB)
+        result.pairs.push_back({std::string(name), nullptr, t, PairStatus::OnlyInB, std::nullopt, true});
+    std::sort(result.pairs.begin(), result.pairs.end(), [](const auto &x, const auto &y) { return x.name < y.name; });
+
+    // Classify, and find what must be read.
+    std::vector<PairData> data(result.pairs.size());
+    std::vector<std::size_t> byteCompare, valueCompare;
+    for (std::size_t i = 0; i < result.pairs.size(); ++i) {
+        TensorPair &pair = result.pairs[i];
+        if (!pair.a || !pair.b)
+            continue;
+        const bool sameShape = pair.a->info->shape == pair.b->info->shape;
+        if (pair.a->info->dtype != pair.b->info->dtype)
+            pair.status = PairStatus::DTypeChanged;
+        else if (!sameShape)
+            pair.status = PairStatus::ShapeChanged;
+        if (!sameShape)
+            continue;
+        const auto located = pairData(a, b, pair);
+        if (!located) {
+            pair.readable = false;
+            continue;
+        }
+        data[i] = *located;
+        (pair.status == PairStatus::DTypeChanged ? valueCompare : byteCompare).push_back(i);
+    }
+
+    std::uint64_t total = 0;
+    for (std::size_t p : byteCompare)
+        total += data[p].a.size() + data[p].b.size();
+    for (std::size_t p : valueCompare)
+        total += data[p].a.size() + data[p].b.size();
+    std::mutex progressMutex;
+    std::uint64_t done = 0;
+    auto report = [&](std::uint64_t bytes, std::uint64_t extraTotal = 0) {
+        if (!progress)
+            return;
+        std::lock_guard lock(progressMutex);
+        total += extraTotal;
+        done += bytes;
+        progress(done, total);
+    };
+    const unsigned threads = threadCount(options.threads);
+
+    // Pass 1: bytes. Identical tensors cost this comparison and nothing more.
+    const std::vector<Chunk> byteChunks = chunksOf(byteCompare, data);
+    std::vector<std::atomic<bool>> differs(result.pairs.size());
+    const bool bytesDone = parallelFor(byteChunks.size(), threads, [&](std::uint64_t c, unsigned) {
+        const Chunk &chunk = byteChunks[c];
+        const auto &d = data[chunk.pair];
+        const unsigned bits = dtypeBits(result.pairs[chunk.pair].a->info->dtype);
+        const std::uint64_t begin = chunk.first * bits / 8, end = (chunk.first + chunk.n) * bits / 8;
+        const auto equal = guardedEqual(d.a.subspan(begin, end - begin), d.b.subspan(begin, end - begin));
+        if (!equal)
+            return false;
+        if (!*equal)
+            differs[chunk.pair].store(true, std::memory_order_relaxed);
+        report(2 * (end - begin));
+        return true;
+    }, cancel);
+    if (!bytesDone)
+        return std::nullopt;
+
+    // Pass 2: values of the tensors that differ, and of those whose dtype changed.
+    std::vector<std::size_t> measure = valueCompare;
+    for (std::size_t p : byteCompare) {
+        if (differs[p]) {
+            result.pairs[p].status = PairStatus::Changed;
+            measure.push_back(p);
+            report(0, data[p].a.size() + data[p].b.size());
+        }
+    }
+    const std::vector<Chunk> valueChunks = chunksOf(measure, data);
+    std::vector<DiffSums> sums(valueChunks.size());
+    std::vector<Buffers> buffers(threads);
+    const bool valuesDone = parallelFor(valueChunks.size(), threads, [&](std::uint64_t c, unsigned worker) {
+        const Chunk &chunk = valueChunks[c];
+        const auto &pair = result.pairs[chunk.pair];
+        const auto &d = data[chunk.pair];
+        MetricsJob job{{pair.a->info->dtype, d.a.data()}, {pair.b->info->dtype, d.b.data()}, chunk.first, chunk.n,
+                       options.atol, options.rtol, &buffers[worker], {}};
+        if (!runGuarded(measureChunk, &job))
+            return false;
+        sums[c] = job.sums;
+        report(d.elements ? (d.a.size() + d.b.size()) * chunk.n / d.elements : 0);
+        return true;
+    }, cancel);
+    if (!valuesDone)
+        return std::nullopt;
+    std::unordered_map<std::size_t, DiffSums> merged;
+    for (std::size_t c = 0; c < valueChunks.size(); ++c)
+        merged[valueChunks[c].pair].merge(sums[c]);
+    for (std::size_t p : measure)
+        result.pairs[p].metrics = merged[p].metrics();
+
+    // Metadata and verdict.
+    const auto ma = checkpointMetadata(a), mb = checkpointMetadata(b);
+    for (const auto &[key, value] : ma) {
+        const auto it = mb.find(key);
+        if (it == mb.end())
+            result.metadata.removed.emplace(key, value);
+        else if (it->second != value)
+            result.metadata.changed.emplace(key, std::make_pair(value, it->second));
+    }
+    for (const auto &[key, value] : mb) {
+        if (!ma.count(key))
+            result.metadata.added.emplace(key, value);
+    }
+    for (const auto &pair : result.pairs) {
+        ++result.counts[static_cast<std::size_t>(pair.status)];
+        const bool fine = pair.readable
+            && (pair.status == PairStatus::Identical
+                || (pair.status == PairStatus::Changed && options.tolerances && pair.metrics
+                    && pair.metrics->outOfTolerance == 0));
+        result.equivalent = result.equivalent && fine;
+    }
+    return result;
+}
+
+} // namespace stb

@@ -1,0 +1,76 @@
+#pragma once
+
+#include "core/io/checkpoint.h"
+#include "core/stats/tensoranalyzer.h"
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stb {
+
+enum class PairStatus : std::uint8_t { Identical, Changed, DTypeChanged, ShapeChanged, OnlyInA, OnlyInB };
+inline constexpr std::size_t kPairStatusCount = 6;
+// "identical", "changed", "dtype_changed", "shape_changed", "only_in_a", "only_in_b"
+std::string_view statusName(PairStatus status);
+
+// Value differences between two tensors of equal shape, over the elements finite on both sides.
+// Elements with NaN or ±Inf on either side are counted and left out of the metrics, so one NaN
+// does not hide every other difference.
+struct DiffMetrics {
+    std::uint64_t compared = 0;  // elements finite on both sides
+    std::uint64_t different = 0; // elements whose values differ (NaN = NaN, -0 = +0)
+    std::uint64_t nanA = 0, nanB = 0, infA = 0, infB = 0;
+    std::uint64_t outOfTolerance = 0; // elements failing |a-b| <= atol + rtol*|b| (NaN/Inf must match)
+    double maxAbsDiff = 0;
+    std::uint64_t argmax = 0; // flat row-major index of the first largest difference
+    double meanAbsDiff = NAN, relL2 = NAN, cosine = NAN; // NaN where undefined
+};
+
+struct TensorPair {
+    std::string name;
+    const Checkpoint::Tensor *a = nullptr; // null for only_in_b
+    const Checkpoint::Tensor *b = nullptr; // null for only_in_a
+    PairStatus status = PairStatus::Identical;
+    std::optional<DiffMetrics> metrics; // changed, and dtype_changed with equal shapes
+    bool readable = true;               // false when either side's bytes are not all in its file
+};
+
+struct MetadataDiff {
+    std::map<std::string, std::string> added, removed;
+    std::map<std::string, std::pair<std::string, std::string>> changed;
+};
+
+struct Comparison {
+    std::vector<TensorPair> pairs; // every name of either side, in name order
+    MetadataDiff metadata;
+    std::array<std::size_t, kPairStatusCount> counts{};
+    // Same names, dtypes and shapes, and every value within tolerance (without tolerances:
+    // every tensor byte-identical): the CLI's exit status 0.
+    bool equivalent = true;
+};
+
+struct CompareOptions {
+    double atol = 0;
+    double rtol = 0;
+    bool tolerances = false; // atol/rtol given: judge values, not bytes
+    unsigned threads = 0;
+};
+
+// Pairs tensors by name across two checkpoints (single files or sharded, sharded differently or
+// not) and measures each pair: a byte comparison first (identical tensors cost nothing more),
+// then decoded values for those that differ. Chunked on all cores, read straight from both
+// mappings. nullopt when cancelled or a file vanished under the scan.
+std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoint &b, const CompareOptions &options,
+                                             const std::atomic<bool> *cancel = nullptr,
+                                             const ProgressFn &progress = {});
+
+// `__metadata__` pairs of a checkpoint (every shard's, first one wins on a repeated key).
+std::map<std::string, std::string> checkpointMetadata(const Checkpoint &checkpoint);
+
+} // namespace stb

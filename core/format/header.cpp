@@ -1,0 +1,269 @@
+// parseHeader: the reference's SafeTensors::read_metadata, rule for rule, plus the warnings of
+// rules.md. The JSON half is in headerjson.cpp, read with a strict pull reader (jsonreader.h): the
+// reference's serde_json accepts some forms a DOM parser would lose (duplicate keys, a tensor entry
+// written as a 3-element array, a dtype written as {"F32": null}) and rejects others (nesting past
+// 127 levels, numbers beyond a double).
+#include "core/format/header.h"
+
+#include "core/text/textformat.h"
+#include "core/format/headerjson.h"
+#include "core/format/jsonreader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+
+namespace stb {
+
+namespace {
+
+// Metadata::validate of the reference: in file order, every tensor must start where the previous
+// ended, and its size must be what dtype and shape call for. The first failure is the verdict;
+// we go on to list the others for the viewer.
+std::uint64_t validateTensors(Header &header, const std::vector<std::size_t> &order)
+{
+    std::uint64_t start = 0;
+    auto add = [&](Diagnostic d) {
+        if (header.diagnostics.size() < kMaxStoredDiagnostics)
+            header.diagnostics.push_back(std::move(d));
+    };
+    for (std::size_t idx : order) {
+        const TensorInfo &t = header.tensors[idx];
+        const std::string name = printable(t.name);
+        if (t.begin != start || t.end < t.begin) {
+            std::string why;
+            if (t.end < t.begin)
+                why = "ends (" + std::to_string(t.end) + ") before it begins ("
+                    + std::to_string(t.begin) + ")";
+            else if (t.begin > start)
+                why = "begins at " + std::to_string(t.begin) + " but the previous tensor ends at "
+                    + std::to_string(start) + ": a hole of " + std::to_string(t.begin - start)
+                    + " bytes";
+            else
+                why = "begins at " + std::to_string(t.begin) + " but the previous tensor ends at "
+                    + std::to_string(start) + ": they overlap by "
+                    + std::to_string(start - t.begin) + " bytes";
+            add(makeError("offsets", "InvalidOffset",
+                          "tensor \"" + name + "\" data_offsets [" + std::to_string(t.begin) + ", "
+                              + std::to_string(t.end) + "] " + why,
+                          t.headerOffset, t.name));
+        }
+        const bool orderedExtent = t.end >= t.begin;
+        start = t.end;
+        const auto count = t.elementCount();
+        if (!count) {
+            add(makeError("overflow", "ValidationOverflow",
+                          "tensor \"" + name + "\": the element count of shape "
+                              + formatShape(t.shape) + " overflows 64 bits",
+                          t.headerOffset, t.name));
+            continue;
+        }
+        const unsigned bits = dtypeBits(t.dtype);
+        if (*count > UINT64_MAX / bits) {
+            add(makeError("overflow", "ValidationOverflow",
+                          "tensor \"" + name + "\": " + std::to_string(*count) + " elements of "
+                              + std::string(dtypeName(t.dtype)) + " overflow 64 bits of size",
+                          t.headerOffset, t.name));
+            continue;
+        }
+        const std::uint64_t nbits = *count * bits;
+        if (nbits % 8 != 0) {
+            add(makeError("sub-byte", "MisalignedSlice",
+                          "tensor \"" + name + "\": " + std::to_string(*count) + " elements of "
+                              + std::to_string(bits) + "-bit " + std::string(dtypeName(t.dtype))
+                              + " make " + std::to_string(nbits)
+                              + " bits, not a whole number of bytes",
+                          t.headerOffset, t.name));
+            continue;
+        }
+        if (orderedExtent && t.end - t.begin != nbits / 8) {
+            add(makeError("size", "TensorInvalidInfo",
+                          "tensor \"" + name + "\": data_offsets span "
+                              + std::to_string(t.end - t.begin) + " bytes but "
+                              + std::string(dtypeName(t.dtype)) + " " + formatShape(t.shape)
+                              + " needs " + std::to_string(nbits / 8),
+                          t.headerOffset, t.name));
+        }
+    }
+    return start;
+}
+
+void addWarnings(Header &header, std::string_view json, const std::vector<std::size_t> &order)
+{
+    auto &d = header.diagnostics;
+    if (!json.empty() && (json[0] == ' ' || json[0] == '\n' || json[0] == '\t' || json[0] == '\r'))
+        d.push_back(makeWarning("leading-whitespace",
+                                "the header starts with whitespace before '{': the reference "
+                                "accepts it, some other readers refuse it",
+                                8));
+    if (header.headerLength > kHubHeaderLimit)
+        d.push_back(makeWarning("large-header",
+                                "the header is " + std::to_string(header.headerLength)
+                                    + " bytes: over 25,000,000, which the Hugging Face Hub's "
+                                      "readers refuse",
+                                0));
+
+    std::size_t dtypeUse[kDTypeCount] = {};
+    const TensorInfo *firstUse[kDTypeCount] = {};
+    const TensorInfo *previous = nullptr;
+    std::size_t misaligned = 0;
+    for (std::size_t idx : order) {
+        const TensorInfo &t = header.tensors[idx];
+        const auto di = static_cast<std::size_t>(t.dtype);
+        if (dtypeUse[di]++ == 0)
+            firstUse[di] = &t;
+        if (previous && previous->begin == t.begin
+            && (previous->byteLength() == 0 || t.byteLength() == 0) && d.size() < kMaxStoredDiagnostics) {
+            // The warning is about the zero-size one: name it and point at its own entry.
+            const TensorInfo &empty = previous->byteLength() == 0 ? *previous : t;
+            const TensorInfo &other = &empty == previous ? t : *previous;
+            d.push_back(makeWarning("shared-offset",
+                                    "zero-size tensor shares offset " + std::to_string(t.begin) + " with \""
+                                        + printable(other.name) + "\"",
+                                    empty.headerOffset, empty.name));
+        }
+        previous = &t;
+        const unsigned bytes = dtypeBits(t.dtype) / 8;
+        if (bytes > 1 && t.byteLength() > 0 && header.fileOffset(t) % bytes != 0) {
+            if (++misaligned <= 100 && d.size() < kMaxStoredDiagnostics)
+                d.push_back(makeWarning("misaligned",
+                                        "tensor \"" + printable(t.name) + "\" starts at file offset "
+                                            + std::to_string(header.fileOffset(t))
+                                            + ", not a multiple of its " + std::to_string(bytes)
+                                            + "-byte element: zero-copy loaders must copy it",
+                                        header.fileOffset(t), t.name));
+        }
+    }
+    if (misaligned > 100)
+        d.push_back(makeWarning("misaligned",
+                                std::to_string(misaligned - 100)
+                                    + " more tensors are not aligned to their element size",
+                                header.dataStart));
+    for (const auto &info : allDTypes()) {
+        const auto di = static_cast<std::size_t>(info.dtype);
+        if (dtypeUse[di] && !info.knownToOlderReaders)
+            d.push_back(makeWarning("new-dtype",
+                                    std::to_string(dtypeUse[di]) + " tensor(s) use "
+                                        + std::string(info.name)
+                                        + ", which older safetensors readers do not know",
+                                    firstUse[di]->headerOffset, firstUse[di]->name));
+    }
+    for (const auto &[key, value] : header.metadata) {
+        if (isJsonContainerText(value))
+            d.push_back(makeWarning("metadata-json",
+                                    "__metadata__ value of \"" + printable(key)
+                                        + "\" holds JSON text",
+                                    8));
+    }
+}
+
+} // namespace
+
+const Diagnostic *Header::verdict() const
+{
+    for (const auto &d : diagnostics) {
+        if (d.isError())
+            return &d;
+    }
+    return nullptr;
+}
+
+std::size_t Header::errorCount() const
+{
+    return static_cast<std::size_t>(
+        std::count_if(diagnostics.begin(), diagnostics.end(), [](const Diagnostic &d) { return d.isError(); }));
+}
+
+std::size_t Header::warningCount() const { return diagnostics.size() - errorCount(); }
+
+std::vector<std::size_t> Header::fileOrder() const
+{
+    std::vector<std::size_t> order(tensors.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) {
+        const TensorInfo &x = tensors[a];
+        const TensorInfo &y = tensors[b];
+        if (x.begin != y.begin)
+            return x.begin < y.begin;
+        if (x.end != y.end)
+            return x.end < y.end;
+        return x.name < y.name;
+    });
+    return order;
+}
+
+Header parseHeader(std::span<const std::byte> prefix, std::uint64_t fileSize)
+{
+    Header header;
+    header.fileSize = fileSize;
+    if (fileSize < 8 || prefix.size() < 8) {
+        header.diagnostics.push_back(makeError(
+            "header-too-small", "HeaderTooSmall",
+            "the file has " + std::to_string(fileSize)
+                + " bytes: fewer than the 8 that hold the header length",
+            0));
+        header.dataStart = fileSize;
+        return header;
+    }
+    std::uint64_t n = 0;
+    for (int i = 7; i >= 0; --i)
+        n = (n << 8) | std::to_integer<std::uint64_t>(prefix[static_cast<std::size_t>(i)]);
+    header.headerLength = n;
+    header.dataStart = std::min<std::uint64_t>(fileSize, n > fileSize ? fileSize : 8 + n);
+    if (n > kMaxHeaderLength) {
+        header.diagnostics.push_back(
+            makeError("header-too-large", "HeaderTooLarge",
+                      "the header length is " + std::to_string(n)
+                          + " bytes: more than the 100,000,000 the reference accepts",
+                      0));
+        return header;
+    }
+    if (8 + n > fileSize || 8 + n > prefix.size()) {
+        header.diagnostics.push_back(makeError(
+            "header-length", "InvalidHeaderLength",
+            "the header length says the header ends at byte " + std::to_string(8 + n)
+                + " but the file has only " + std::to_string(fileSize) + " bytes",
+            0));
+        return header;
+    }
+    const std::string_view json(reinterpret_cast<const char *>(prefix.data()) + 8, n);
+    if (const auto bad = findInvalidUtf8(json); bad != std::string_view::npos) {
+        header.diagnostics.push_back(makeError(
+            "header-utf8", "InvalidHeader",
+            "the header is not valid UTF-8 (byte " + std::to_string(8 + bad) + ")", 8 + bad));
+        return header;
+    }
+
+    const bool jsonProblems = readHeaderJson(json, header);
+    const auto order = header.fileOrder();
+    if (!jsonProblems) {
+        const std::size_t before = header.errorCount();
+        const std::uint64_t dataEnd = validateTensors(header, order);
+        // The reference adds in usize without a check; match its (wrapping) arithmetic.
+        if (header.errorCount() == before && dataEnd + 8 + n != fileSize) {
+            const std::uint64_t tensorEnd = 8 + n + dataEnd;
+            if (dataEnd <= fileSize - 8 - n)
+                header.diagnostics.push_back(makeError(
+                    "coverage", "MetadataIncompleteBuffer",
+                    "the tensors end at byte " + std::to_string(tensorEnd) + " but the file goes on to "
+                        + std::to_string(fileSize) + ": " + std::to_string(fileSize - tensorEnd)
+                        + " trailing bytes",
+                    tensorEnd));
+            else
+                header.diagnostics.push_back(makeError(
+                    "coverage", "MetadataIncompleteBuffer",
+                    "the tensors need " + std::to_string(dataEnd) + " bytes of data but the file holds "
+                        + std::to_string(fileSize - 8 - n) + " after the header: it is truncated",
+                    fileSize));
+        }
+    }
+    // Errors first, in the order found (the reference's order), then warnings.
+    std::stable_partition(header.diagnostics.begin(), header.diagnostics.end(),
+                          [](const Diagnostic &d) { return d.isError(); });
+    addWarnings(header, json, order);
+    return header;
+}
+
+} // namespace stb

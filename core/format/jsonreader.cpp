@@ -1,0 +1,428 @@
+#include "core/format/jsonreader.h"
+
+#include "core/format/jsonnumber.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+namespace stb {
+
+namespace {
+
+bool isWhitespace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+void appendUtf8(std::string &out, std::uint32_t cp)
+{
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+} // namespace
+
+JsonReader::JsonReader(std::string_view text)
+    : m_text(text)
+{
+}
+
+bool JsonReader::fail(std::string message, std::size_t pos)
+{
+    if (!m_failed) {
+        m_failed = true;
+        m_error = std::move(message);
+        m_errorPos = pos;
+    }
+    return false;
+}
+
+void JsonReader::skipWhitespace()
+{
+    while (m_pos < m_text.size() && isWhitespace(m_text[m_pos]))
+        ++m_pos;
+}
+
+JsonReader::Kind JsonReader::peek()
+{
+    if (m_failed)
+        return Kind::Invalid;
+    skipWhitespace();
+    if (m_pos >= m_text.size())
+        return Kind::Invalid;
+    switch (m_text[m_pos]) {
+    case '{':
+        return Kind::Object;
+    case '[':
+        return Kind::Array;
+    case '"':
+        return Kind::String;
+    case 't':
+    case 'f':
+        return Kind::Bool;
+    case 'n':
+        return Kind::Null;
+    default:
+        return (m_text[m_pos] == '-' || isDigit(m_text[m_pos])) ? Kind::Number : Kind::Invalid;
+    }
+}
+
+bool JsonReader::expect(char c, const char *what)
+{
+    skipWhitespace();
+    if (m_pos < m_text.size() && m_text[m_pos] == c) {
+        ++m_pos;
+        return true;
+    }
+    if (m_pos >= m_text.size())
+        return fail(std::string("the JSON ends where ") + what + " was expected", m_pos);
+    return fail(std::string("expected ") + what + " but found '" + m_text[m_pos] + "'", m_pos);
+}
+
+bool JsonReader::enterContainer(char open)
+{
+    if (m_failed)
+        return false;
+    skipWhitespace();
+    if (m_pos >= m_text.size() || m_text[m_pos] != open)
+        return fail(open == '{' ? "expected a JSON object" : "expected a JSON array", m_pos);
+    if (static_cast<int>(m_open.size()) >= kMaxDepth)
+        return fail("JSON nested deeper than 127 levels (the reference parser's limit)", m_pos);
+    ++m_pos;
+    m_open.push_back({open == '{', true});
+    return true;
+}
+
+bool JsonReader::beginObject() { return enterContainer('{'); }
+bool JsonReader::beginArray() { return enterContainer('['); }
+
+bool JsonReader::advance(std::string *key)
+{
+    if (m_failed || m_open.empty())
+        return false;
+    Open &open = m_open.back();
+    const char close = open.object ? '}' : ']';
+    skipWhitespace();
+    if (m_pos < m_text.size() && m_text[m_pos] == close) {
+        ++m_pos;
+        m_open.pop_back();
+        return false;
+    }
+    if (open.first) {
+        open.first = false;
+    } else {
+        if (!expect(',', open.object ? "',' or '}'" : "',' or ']'"))
+            return false;
+        skipWhitespace();
+        if (m_pos < m_text.size() && m_text[m_pos] == close)
+            return fail(open.object ? "trailing comma in an object" : "trailing comma in an array",
+                        m_pos);
+    }
+    if (!open.object)
+        return true;
+    if (m_pos >= m_text.size() || m_text[m_pos] != '"')
+        return fail(m_pos >= m_text.size() ? "the JSON ends inside an object"
+                                           : "expected a string key",
+                    m_pos);
+    if (!scanString(key))
+        return false;
+    return expect(':', "':'");
+}
+
+bool JsonReader::nextKey(std::string &key)
+{
+    if (m_open.empty() || !m_open.back().object)
+        return fail("internal: nextKey outside an object", m_pos);
+    return advance(&key);
+}
+
+bool JsonReader::nextElement()
+{
+    if (m_open.empty() || m_open.back().object)
+        return fail("internal: nextElement outside an array", m_pos);
+    return advance(nullptr);
+}
+
+bool JsonReader::readString(std::string &out)
+{
+    if (m_failed)
+        return false;
+    skipWhitespace();
+    if (m_pos >= m_text.size() || m_text[m_pos] != '"')
+        return fail("expected a string", m_pos);
+    return scanString(&out);
+}
+
+bool JsonReader::scanString(std::string *out)
+{
+    const std::size_t start = m_pos;
+    ++m_pos; // opening quote
+    if (out)
+        out->clear();
+    std::size_t runStart = m_pos;
+    auto flush = [&] {
+        if (out)
+            out->append(m_text.data() + runStart, m_pos - runStart);
+    };
+    while (true) {
+        if (m_pos >= m_text.size())
+            return fail("unterminated string", start);
+        const char c = m_text[m_pos];
+        if (c == '"') {
+            flush();
+            ++m_pos;
+            return true;
+        }
+        if (static_cast<unsigned char>(c) < 0x20)
+            return fail("control character inside a string", m_pos);
+        if (c != '\\') {
+            ++m_pos;
+            continue;
+        }
+        flush();
+        const std::size_t escape = m_pos;
+        ++m_pos;
+        if (m_pos >= m_text.size())
+            return fail("unterminated string", start);
+        const char e = m_text[m_pos++];
+        char simple = 0;
+        switch (e) {
+        case '"': simple = '"'; break;
+        case '\\': simple = '\\'; break;
+        case '/': simple = '/'; break;
+        case 'b': simple = '\b'; break;
+        case 'f': simple = '\f'; break;
+        case 'n': simple = '\n'; break;
+        case 'r': simple = '\r'; break;
+        case 't': simple = '\t'; break;
+        case 'u': break;
+        default:
+            return fail("invalid escape in a string", escape);
+        }
+        if (simple) {
+            if (out)
+                *out += simple;
+            runStart = m_pos;
+            continue;
+        }
+        auto readHex4 = [&](std::uint32_t &v) {
+            if (m_pos + 4 > m_text.size())
+                return fail("truncated \\u escape", escape);
+            v = 0;
+            for (int i = 0; i < 4; ++i) {
+                const int h = hexValue(m_text[m_pos + i]);
+                if (h < 0)
+                    return fail("invalid \\u escape", escape);
+                v = v * 16 + static_cast<std::uint32_t>(h);
+            }
+            m_pos += 4;
+            return true;
+        };
+        std::uint32_t cp = 0;
+        if (!readHex4(cp))
+            return false;
+        if (cp >= 0xDC00 && cp <= 0xDFFF)
+            return fail("lone trailing surrogate in a \\u escape", escape);
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (m_pos + 2 > m_text.size() || m_text[m_pos] != '\\' || m_text[m_pos + 1] != 'u')
+                return fail("lone leading surrogate in a \\u escape", escape);
+            m_pos += 2;
+            std::uint32_t low = 0;
+            if (!readHex4(low))
+                return false;
+            if (low < 0xDC00 || low > 0xDFFF)
+                return fail("lone leading surrogate in a \\u escape", escape);
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        }
+        if (out)
+            appendUtf8(*out, cp);
+        runStart = m_pos;
+    }
+}
+
+bool JsonReader::readNumber(Number &out)
+{
+    if (m_failed)
+        return false;
+    skipWhitespace();
+    return scanNumber(&out);
+}
+
+bool JsonReader::scanNumber(Number *out)
+{
+    const std::size_t start = m_pos;
+    const std::size_t n = m_text.size();
+    bool negative = false;
+    if (m_pos < n && m_text[m_pos] == '-') {
+        negative = true;
+        ++m_pos;
+    }
+    if (m_pos >= n || !isDigit(m_text[m_pos]))
+        return fail("invalid number", start);
+    std::uint64_t value = 0;
+    bool overflow = false;
+    if (m_text[m_pos] == '0') {
+        ++m_pos;
+        if (m_pos < n && isDigit(m_text[m_pos]))
+            return fail("invalid number (leading zero)", start);
+    } else {
+        while (m_pos < n && isDigit(m_text[m_pos])) {
+            const std::uint64_t digit = static_cast<std::uint64_t>(m_text[m_pos] - '0');
+            if (value > (UINT64_MAX - digit) / 10)
+                overflow = true;
+            else
+                value = value * 10 + digit;
+            ++m_pos;
+        }
+    }
+    bool fraction = false;
+    if (m_pos < n && m_text[m_pos] == '.') {
+        fraction = true;
+        ++m_pos;
+        if (m_pos >= n || !isDigit(m_text[m_pos]))
+            return fail("invalid number (no digit after '.')", start);
+        while (m_pos < n && isDigit(m_text[m_pos]))
+            ++m_pos;
+    }
+    if (m_pos < n && (m_text[m_pos] == 'e' || m_text[m_pos] == 'E')) {
+        fraction = true;
+        ++m_pos;
+        if (m_pos < n && (m_text[m_pos] == '+' || m_text[m_pos] == '-'))
+            ++m_pos;
+        if (m_pos >= n || !isDigit(m_text[m_pos]))
+            return fail("invalid number (no digit in the exponent)", start);
+        while (m_pos < n && isDigit(m_text[m_pos]))
+            ++m_pos;
+    }
+    const std::string_view token = m_text.substr(start, m_pos - start);
+    if ((fraction || overflow) && serdeNumberOverflows(token))
+        return fail("number out of range", start);
+    if (out) {
+        if (fraction || overflow)
+            *out = {Number::Type::Fraction, 0};
+        else if (negative)
+            *out = {Number::Type::Negative, 0};
+        else
+            *out = {Number::Type::Unsigned, value};
+    }
+    return true;
+}
+
+bool JsonReader::scanLiteral(std::string_view word)
+{
+    if (m_text.substr(m_pos, word.size()) != word)
+        return fail("invalid literal", m_pos);
+    m_pos += word.size();
+    return true;
+}
+
+bool JsonReader::readBool(bool &out)
+{
+    if (peek() != Kind::Bool)
+        return fail("expected true or false", m_pos);
+    out = m_text[m_pos] == 't';
+    return scanLiteral(out ? "true" : "false");
+}
+
+bool JsonReader::readNull()
+{
+    if (peek() != Kind::Null)
+        return fail("expected null", m_pos);
+    return scanLiteral("null");
+}
+
+bool JsonReader::skipValue()
+{
+    // Iterative: the only stack is m_open, bounded by kMaxDepth.
+    const std::size_t baseDepth = m_open.size();
+    while (true) {
+        switch (peek()) {
+        case Kind::Object:
+            if (!beginObject())
+                return false;
+            break;
+        case Kind::Array:
+            if (!beginArray())
+                return false;
+            break;
+        case Kind::String:
+            if (!scanString(nullptr))
+                return false;
+            break;
+        case Kind::Number:
+            if (!scanNumber(nullptr))
+                return false;
+            break;
+        case Kind::Bool:
+            if (!scanLiteral(m_text[m_pos] == 't' ? "true" : "false"))
+                return false;
+            break;
+        case Kind::Null:
+            if (!scanLiteral("null"))
+                return false;
+            break;
+        case Kind::Invalid:
+            return fail(m_pos >= m_text.size() ? "the JSON ends where a value was expected"
+                                               : "expected a JSON value",
+                        m_pos);
+        }
+        // Find the next value to read, closing finished containers on the way up.
+        while (m_open.size() > baseDepth) {
+            if (advance(nullptr))
+                break;
+            if (m_failed)
+                return false;
+        }
+        if (m_open.size() == baseDepth)
+            return true;
+    }
+}
+
+bool JsonReader::atEnd()
+{
+    if (m_failed)
+        return false;
+    skipWhitespace();
+    if (m_pos != m_text.size())
+        return fail("trailing characters after the JSON value", m_pos);
+    return true;
+}
+
+bool isJsonContainerText(std::string_view text)
+{
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos || (text[first] != '{' && text[first] != '['))
+        return false;
+    if (findInvalidUtf8(text) != std::string_view::npos)
+        return false;
+    JsonReader probe(text);
+    return probe.skipValue() && probe.atEnd();
+}
+
+} // namespace stb

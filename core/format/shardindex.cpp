@@ -1,0 +1,107 @@
+#include "core/format/shardindex.h"
+
+#include "core/text/textformat.h"
+#include "core/format/jsonreader.h"
+
+namespace stb {
+
+namespace {
+
+Diagnostic indexError(std::string message, std::uint64_t offset, std::string tensor = {})
+{
+    return {Severity::Error, "index-json", {}, std::move(message), offset, std::move(tensor)};
+}
+
+} // namespace
+
+bool isPlainShardName(std::string_view name)
+{
+    if (name.empty() || name == "." || name == "..")
+        return false;
+    if (name.find_first_of(std::string_view("/\\\0", 3)) != std::string_view::npos)
+        return false;
+    if (name.find("..") != std::string_view::npos)
+        return false;
+    // A scheme: letters, digits, '+', '-', '.' then ':' ("file:", "https:").
+    const auto colon = name.find(':');
+    if (colon != std::string_view::npos)
+        return false;
+    return true;
+}
+
+ShardIndex parseShardIndex(std::string_view json)
+{
+    ShardIndex index;
+    if (const auto bad = findInvalidUtf8(json); bad != std::string_view::npos) {
+        index.diagnostics.push_back(indexError("the index is not valid UTF-8", bad));
+        return index;
+    }
+    JsonReader reader(json);
+    if (reader.peek() != JsonReader::Kind::Object) {
+        index.diagnostics.push_back(indexError("the index is not a JSON object", reader.position()));
+        return index;
+    }
+    reader.beginObject();
+    std::string key;
+    bool sawWeightMap = false;
+    while (reader.nextKey(key)) {
+        if (key == "weight_map") {
+            sawWeightMap = true;
+            if (reader.peek() != JsonReader::Kind::Object) {
+                index.diagnostics.push_back(indexError("weight_map is not an object", reader.position()));
+                reader.skipValue();
+                continue;
+            }
+            reader.beginObject();
+            std::string tensor;
+            while (true) {
+                const std::size_t pos = reader.position();
+                if (!reader.nextKey(tensor))
+                    break;
+                std::string shard;
+                if (reader.peek() != JsonReader::Kind::String) {
+                    index.diagnostics.push_back(indexError(
+                        "weight_map entry \"" + printable(tensor) + "\" is not a file name string",
+                        reader.position(), tensor));
+                    reader.skipValue();
+                    continue;
+                }
+                reader.readString(shard);
+                index.weightMap.push_back({tensor, shard, json.find('"', pos)});
+            }
+        } else if (key == "metadata") {
+            if (reader.peek() != JsonReader::Kind::Object) {
+                index.diagnostics.push_back(indexError("metadata is not an object", reader.position()));
+                reader.skipValue();
+                continue;
+            }
+            reader.beginObject();
+            std::string name;
+            while (reader.nextKey(name)) {
+                const auto kind = reader.peek();
+                const std::size_t start = reader.position();
+                if (name == "total_size" && kind == JsonReader::Kind::Number) {
+                    JsonReader::Number number;
+                    if (reader.readNumber(number) && number.type == JsonReader::Number::Type::Unsigned)
+                        index.totalSize = number.value;
+                    else if (!reader.failed())
+                        index.diagnostics.push_back(indexError(
+                            "metadata.total_size is not a non-negative integer", start));
+                } else {
+                    reader.skipValue();
+                }
+                index.metadata.emplace_back(name, std::string(json.substr(start, reader.position() - start)));
+            }
+        } else {
+            reader.skipValue();
+        }
+    }
+    reader.atEnd();
+    if (reader.failed())
+        index.diagnostics.push_back(indexError("index JSON: " + reader.error(), reader.errorPosition()));
+    else if (!sawWeightMap)
+        index.diagnostics.push_back(indexError("the index has no weight_map", 0));
+    return index;
+}
+
+} // namespace stb

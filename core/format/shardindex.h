@@ -1,0 +1,36 @@
+#pragma once
+
+#include "core/format/diagnostic.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace stb {
+
+// The `model.safetensors.index.json` of a sharded checkpoint (a transformers convention):
+// {"metadata": {"total_size": BYTES, ...}, "weight_map": {tensor: shard file name}}.
+struct ShardIndex {
+    struct Entry {
+        std::string tensor;
+        std::string shard;
+        std::uint64_t offset = 0; // byte offset of the entry in the index file
+    };
+    std::vector<Entry> weightMap;                                // in file order, repeats kept
+    std::vector<std::pair<std::string, std::string>> metadata;  // key -> value as JSON text
+    std::optional<std::uint64_t> totalSize;
+    std::vector<Diagnostic> diagnostics;                        // rule "index-json" errors
+};
+
+// Parses index JSON (pure; no I/O). Problems are errors with rule "index-json".
+ShardIndex parseShardIndex(std::string_view json);
+
+// True when a shard name from an index is a plain file name next to the index: not empty, no
+// path separator, not "." or "..", no "..", no URL scheme, no NUL. Anything else is refused,
+// never followed.
+bool isPlainShardName(std::string_view name);
+
+} // namespace stb

@@ -1,0 +1,228 @@
+#include "core/io/checkpoint.h"
+
+#include "core/io/busguard.h"
+#include "core/text/textformat.h"
+
+#include <unordered_map>
+
+namespace stb {
+
+namespace {
+
+Diagnostic indexProblem(std::string rule, std::string message, std::uint64_t offset,
+                        std::string tensor = {})
+{
+    return {Severity::Error, std::move(rule), {}, std::move(message), offset, std::move(tensor)};
+}
+
+std::string folderOf(const std::string &path)
+{
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? std::string(".") : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+} // namespace
+
+bool Checkpoint::isIndexPath(const std::string &path)
+{
+    static const std::string suffix = ".index.json";
+    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::shared_ptr<const Checkpoint> Checkpoint::open(const std::string &path, std::string &error)
+{
+    std::shared_ptr<Checkpoint> checkpoint(new Checkpoint);
+    checkpoint->m_path = path;
+    if (!isIndexPath(path)) {
+        auto file = SafetensorsFile::open(path, error);
+        if (!file)
+            return nullptr;
+        checkpoint->m_shards.push_back(file);
+        checkpoint->m_shardNames.push_back(path.substr(path.rfind('/') + 1));
+        for (const auto &t : file->header().tensors)
+            checkpoint->m_tensors.push_back({&t, 0});
+        return checkpoint;
+    }
+
+    checkpoint->m_sharded = true;
+    auto mapping = MappedFile::open(path, error);
+    if (!mapping)
+        return nullptr;
+    // Real indexes are kilobytes to a few megabytes; refuse to copy anything absurd.
+    if (mapping->size() > kMaxHeaderLength) {
+        error = "the index is " + std::to_string(mapping->size()) + " bytes: more than any real index (limit "
+            + std::to_string(kMaxHeaderLength) + ")";
+        return nullptr;
+    }
+    std::string json(static_cast<std::size_t>(mapping->size()), '\0');
+    if (!guardedCopy(std::as_writable_bytes(std::span(json)), mapping->bytes())) {
+        error = "the file changed on disk while it was being read";
+        return nullptr;
+    }
+    checkpoint->m_index = parseShardIndex(json);
+    checkpoint->m_diagnostics = checkpoint->m_index.diagnostics;
+    checkpoint->openShards(folderOf(path));
+    checkpoint->audit();
+    return checkpoint;
+}
+
+void Checkpoint::openShards(const std::string &folder)
+{
+    std::unordered_map<std::string, bool> seen;
+    for (const auto &entry : m_index.weightMap) {
+        if (!seen.emplace(entry.shard, true).second)
+            continue;
+        if (!isPlainShardName(entry.shard)) {
+            m_diagnostics.push_back(indexProblem(
+                "index-shard-name",
+                "shard name \"" + printable(entry.shard)
+                    + "\" is not a plain file name next to the index: refused, not followed",
+                entry.offset, entry.tensor));
+            continue;
+        }
+        std::string error;
+        auto file = SafetensorsFile::open(folder + "/" + entry.shard, error);
+        if (!file)
+            m_diagnostics.push_back(indexProblem("index-missing-shard",
+                                                 "shard \"" + printable(entry.shard)
+                                                     + "\" cannot be read: " + error,
+                                                 entry.offset, entry.tensor));
+        m_shards.push_back(std::move(file));
+        m_shardNames.push_back(entry.shard);
+    }
+}
+
+void Checkpoint::audit()
+{
+    std::unordered_map<std::string_view, std::size_t> shardOf;
+    for (std::size_t i = 0; i < m_shardNames.size(); ++i)
+        shardOf.emplace(m_shardNames[i], i);
+
+    // Where each tensor really is.
+    std::unordered_map<std::string_view, std::size_t> foundIn;
+    for (std::size_t s = 0; s < m_shards.size(); ++s) {
+        if (!m_shards[s])
+            continue;
+        for (const auto &t : m_shards[s]->header().tensors) {
+            auto [it, inserted] = foundIn.try_emplace(t.name, s);
+            if (!inserted) {
+                m_diagnostics.push_back(indexProblem(
+                    "index-duplicate-tensor",
+                    "tensor \"" + printable(t.name) + "\" is in two shards: \"" + printable(m_shardNames[it->second])
+                        + "\" and \"" + printable(m_shardNames[s]) + "\"",
+                    t.headerOffset, t.name));
+                continue;
+            }
+            m_tensors.push_back({&t, s});
+        }
+    }
+
+    // Where the index says each tensor is.
+    std::unordered_map<std::string_view, const ShardIndex::Entry *> listed;
+    for (const auto &entry : m_index.weightMap) {
+        auto [it, inserted] = listed.try_emplace(entry.tensor, &entry);
+        if (!inserted) {
+            if (it->second->shard != entry.shard)
+                m_diagnostics.push_back(indexProblem(
+                    "index-duplicate-tensor",
+                    "tensor \"" + printable(entry.tensor) + "\" is listed twice, in \""
+                        + printable(it->second->shard) + "\" and \"" + printable(entry.shard) + "\"",
+                    entry.offset, entry.tensor));
+            it->second = &entry;
+        }
+    }
+    for (const auto &[name, entry] : listed) {
+        const auto shard = shardOf.find(entry->shard);
+        if (shard == shardOf.end() || !m_shards[shard->second])
+            continue; // the shard itself is reported
+        const auto found = foundIn.find(name);
+        if (found == foundIn.end())
+            m_diagnostics.push_back(indexProblem(
+                "index-missing-tensor",
+                "tensor \"" + printable(entry->tensor) + "\" is listed in shard \""
+                    + printable(entry->shard) + "\" but no shard holds it",
+                entry->offset, entry->tensor));
+        else if (found->second != shard->second)
+            m_diagnostics.push_back(indexProblem(
+                "index-wrong-shard",
+                "tensor \"" + printable(entry->tensor) + "\" is listed in shard \""
+                    + printable(entry->shard) + "\" but is in \"" + printable(m_shardNames[found->second]) + "\"",
+                entry->offset, entry->tensor));
+    }
+    for (const auto &tensor : m_tensors) {
+        if (!listed.count(tensor.info->name))
+            m_diagnostics.push_back(indexProblem(
+                "index-unlisted-tensor",
+                "tensor \"" + printable(tensor.info->name) + "\" is in shard \""
+                    + printable(m_shardNames[tensor.shard]) + "\" but not in the index's weight_map",
+                tensor.info->headerOffset, tensor.info->name));
+    }
+    if (m_index.totalSize) {
+        bool allShardsRead = true;
+        for (const auto &s : m_shards)
+            allShardsRead = allShardsRead && s;
+        const std::uint64_t sum = totalTensorBytes();
+        if (allShardsRead && sum != *m_index.totalSize)
+            m_diagnostics.push_back(indexProblem(
+                "index-total-size",
+                "metadata.total_size is " + std::to_string(*m_index.totalSize)
+                    + " but the shards' tensors hold " + std::to_string(sum) + " bytes",
+                0));
+    }
+}
+
+bool Checkpoint::valid() const
+{
+    for (const auto &d : m_diagnostics) {
+        if (d.isError())
+            return false;
+    }
+    for (const auto &s : m_shards) {
+        if (!s || !s->header().valid())
+            return false;
+    }
+    return !m_shards.empty() || m_sharded;
+}
+
+const Diagnostic *Checkpoint::firstError() const
+{
+    for (const auto &d : m_diagnostics) {
+        if (d.isError())
+            return &d;
+    }
+    for (const auto &s : m_shards) {
+        if (s && s->header().verdict())
+            return s->header().verdict();
+    }
+    return nullptr;
+}
+
+std::size_t Checkpoint::problemCount() const
+{
+    std::size_t count = 0;
+    for (const auto &d : m_diagnostics)
+        count += d.isError();
+    for (const auto &s : m_shards)
+        count += !s || !s->header().valid();
+    return count;
+}
+
+std::uint64_t Checkpoint::totalTensorBytes() const
+{
+    std::uint64_t sum = 0;
+    for (const auto &t : m_tensors)
+        sum += t.info->byteLength();
+    return sum;
+}
+
+std::uint64_t Checkpoint::totalFileBytes() const
+{
+    std::uint64_t sum = 0;
+    for (const auto &s : m_shards) {
+        if (s)
+            sum += s->mapping().size();
+    }
+    return sum;
+}
+
+} // namespace stb

@@ -1,0 +1,64 @@
+#pragma once
+
+#include "core/format/diagnostic.h"
+#include "core/io/safetensorsfile.h"
+#include "core/format/shardindex.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stb {
+
+// One model: a single .safetensors file, or the shards of a `*.safetensors.index.json` seen as
+// one list of tensors. Immutable and shared (background jobs hold it).
+class Checkpoint {
+public:
+    struct Tensor {
+        const TensorInfo *info; // owned by shards()[shard]'s header
+        std::size_t shard;
+    };
+
+    // nullptr and a reason when the path cannot be read at all. An index is recognised by its
+    // name ending in ".index.json"; its shards are opened from the index's folder. Broken shards
+    // and inconsistencies between index and shards do not stop opening: see diagnostics().
+    static std::shared_ptr<const Checkpoint> open(const std::string &path, std::string &error);
+    static bool isIndexPath(const std::string &path);
+
+    const std::string &path() const { return m_path; }
+    bool isSharded() const { return m_sharded; }
+    // One entry per shard file (one for a single file); nullptr where a shard could not be read.
+    const std::vector<std::shared_ptr<const SafetensorsFile>> &shards() const { return m_shards; }
+    const std::vector<std::string> &shardNames() const { return m_shardNames; }
+    const std::vector<Tensor> &tensors() const { return m_tensors; }
+    // Index problems and index-vs-shard inconsistencies (empty for a single file). Each shard's
+    // own header diagnostics are in shards()[i]->header().
+    const std::vector<Diagnostic> &diagnostics() const { return m_diagnostics; }
+    const ShardIndex *index() const { return m_sharded ? &m_index : nullptr; }
+
+    // Valid when every shard is valid and the index agrees with the shards.
+    bool valid() const;
+    // The first problem: an index problem, else the first invalid shard's verdict; nullptr if valid.
+    const Diagnostic *firstError() const;
+    // Index problems plus invalid or unreadable shards.
+    std::size_t problemCount() const;
+    std::uint64_t totalTensorBytes() const;
+    std::uint64_t totalFileBytes() const;
+    const SafetensorsFile *fileOf(const Tensor &tensor) const { return m_shards[tensor.shard].get(); }
+
+private:
+    Checkpoint() = default;
+    void openShards(const std::string &folder);
+    void audit();
+
+    std::string m_path;
+    bool m_sharded = false;
+    ShardIndex m_index;
+    std::vector<std::shared_ptr<const SafetensorsFile>> m_shards;
+    std::vector<std::string> m_shardNames;
+    std::vector<Tensor> m_tensors;
+    std::vector<Diagnostic> m_diagnostics;
+};
+
+} // namespace stb

@@ -1,0 +1,175 @@
+#include "core/report/report.h"
+
+#include "core/format/writer.h"
+
+#include <algorithm>
+#include <map>
+
+namespace stb {
+
+namespace {
+
+Json nullIfEmpty(const std::string &s) { return s.empty() ? Json() : Json(s); }
+
+Json warningsJson(const std::vector<Diagnostic> &diagnostics)
+{
+    auto list = Json::array();
+    for (const auto &d : diagnostics) {
+        if (!d.isError())
+            list.push_back(diagnosticJson(d, false));
+    }
+    return list;
+}
+
+Json metadataJson(const Header &header)
+{
+    if (!header.hasMetadata)
+        return nullptr;
+    auto object = Json::object();
+    for (const auto &[key, value] : header.metadata)
+        object[key] = value;
+    return object;
+}
+
+} // namespace
+
+Json diagnosticJson(const Diagnostic &d, bool withReference)
+{
+    Json j = {{"rule", d.rule}};
+    if (withReference)
+        j["reference"] = nullIfEmpty(d.reference);
+    j["message"] = d.message;
+    j["offset"] = d.offset;
+    j["tensor"] = nullIfEmpty(d.tensor);
+    return j;
+}
+
+std::uint64_t parameterCount(const TensorInfo &tensor) { return tensor.elementCount().value_or(UINT64_MAX); }
+
+Json fileCheckJson(const SafetensorsFile &file)
+{
+    const Header &h = file.header();
+    Json j;
+    j["file"] = file.path();
+    j["valid"] = h.valid();
+    j["error"] = h.verdict() ? diagnosticJson(*h.verdict()) : Json();
+    j["warnings"] = warningsJson(h.diagnostics);
+    return j;
+}
+
+Json checkpointCheckJson(const Checkpoint &checkpoint)
+{
+    if (!checkpoint.isSharded())
+        return fileCheckJson(*checkpoint.shards().front());
+    Json j;
+    j["file"] = checkpoint.path();
+    j["valid"] = checkpoint.valid();
+    const Diagnostic *error = checkpoint.firstError();
+    j["error"] = error ? diagnosticJson(*error) : Json();
+    auto warnings = warningsJson(checkpoint.diagnostics());
+    auto problems = Json::array();
+    for (const auto &d : checkpoint.diagnostics()) {
+        if (d.isError())
+            problems.push_back(diagnosticJson(d));
+    }
+    j["warnings"] = warnings;
+    j["index_problems"] = problems;
+    auto shards = Json::array();
+    for (std::size_t i = 0; i < checkpoint.shards().size(); ++i) {
+        const auto &s = checkpoint.shards()[i];
+        if (s)
+            shards.push_back(fileCheckJson(*s));
+        else
+            shards.push_back({{"file", checkpoint.shardNames()[i]}, {"valid", false}, {"error", nullptr},
+                              {"warnings", Json::array()}, {"readable", false}});
+    }
+    j["shards"] = shards;
+    return j;
+}
+
+CheckpointSummary summarize(const Checkpoint &checkpoint)
+{
+    CheckpointSummary summary;
+    std::map<std::string_view, std::uint64_t> byDtype;
+    summary.fileOrder.reserve(checkpoint.tensors().size());
+    for (const auto &t : checkpoint.tensors()) {
+        summary.fileOrder.push_back(&t);
+        const std::uint64_t count = parameterCount(*t.info);
+        summary.parameters = summary.parameters > UINT64_MAX - count ? UINT64_MAX : summary.parameters + count;
+        auto &slot = byDtype[dtypeName(t.info->dtype)];
+        slot = slot > UINT64_MAX - count ? UINT64_MAX : slot + count;
+    }
+    std::stable_sort(summary.fileOrder.begin(), summary.fileOrder.end(), [](const auto *a, const auto *b) {
+        if (a->shard != b->shard)
+            return a->shard < b->shard;
+        if (a->info->begin != b->info->begin)
+            return a->info->begin < b->info->begin;
+        if (a->info->end != b->info->end)
+            return a->info->end < b->info->end;
+        return a->info->name < b->info->name;
+    });
+    summary.parametersByDtype.assign(byDtype.begin(), byDtype.end());
+    return summary;
+}
+
+std::string infoJsonText(const Checkpoint &checkpoint, const CheckpointSummary &summary)
+{
+    Json j = checkpointCheckJson(checkpoint);
+    if (checkpoint.isSharded()) {
+        j["file_size"] = checkpoint.totalFileBytes();
+        j["header_length"] = nullptr;
+        j["data_start"] = nullptr;
+        Json metadata = Json::object();
+        for (const auto &[key, text] : checkpoint.index()->metadata) {
+            auto value = Json::parse(text, nullptr, false);
+            metadata[key] = value.is_discarded() ? Json(text) : value;
+        }
+        j["metadata"] = metadata;
+    } else {
+        const Header &h = checkpoint.shards().front()->header();
+        j["file_size"] = h.fileSize;
+        j["header_length"] = h.headerLength;
+        j["data_start"] = h.dataStart;
+        j["metadata"] = metadataJson(h);
+    }
+    j["tensor_count"] = checkpoint.tensors().size();
+    j["parameter_count"] = summary.parameters;
+    Json dtypes = Json::object();
+    for (const auto &[name, count] : summary.parametersByDtype)
+        dtypes[std::string(name)] = count;
+    j["parameters_by_dtype"] = dtypes;
+
+    std::string out = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out.pop_back(); // the closing brace: the table follows
+    out += ",\"tensors\":[";
+    out.reserve(out.size() + summary.fileOrder.size() * 160);
+    bool first = true;
+    for (const auto *t : summary.fileOrder) {
+        const TensorInfo &info = *t->info;
+        if (!first)
+            out += ',';
+        first = false;
+        out += "{\"name\":";
+        out += jsonQuote(info.name);
+        out += ",\"dtype\":\"";
+        out += dtypeName(info.dtype);
+        out += "\",\"shape\":[";
+        for (std::size_t d = 0; d < info.shape.size(); ++d) {
+            if (d)
+                out += ',';
+            out += std::to_string(info.shape[d]);
+        }
+        out += "],\"data_offsets\":[" + std::to_string(info.begin) + ',' + std::to_string(info.end);
+        out += "],\"file_offset\":" + std::to_string(checkpoint.fileOf(*t)->header().fileOffset(info));
+        out += ",\"parameters\":" + std::to_string(parameterCount(info));
+        if (checkpoint.isSharded()) {
+            out += ",\"shard\":";
+            out += Json(checkpoint.shardNames()[t->shard]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        }
+        out += '}';
+    }
+    out += "]}";
+    return out;
+}
+
+} // namespace stb

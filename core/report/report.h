@@ -1,0 +1,38 @@
+#pragma once
+
+#include "core/io/checkpoint.h"
+
+#include <nlohmann/json.hpp>
+
+namespace stb {
+
+// Insertion-ordered, so keys print in the documented order.
+using Json = nlohmann::ordered_json;
+
+// The machine-readable answers of `safetensors-inspect`, built here so every front end (CLI,
+// GUI export, tests) gives the same JSON. Key names are part of the CLI's contract.
+
+// {"rule","reference","message","offset","tensor"}; reference and tensor are null when empty.
+Json diagnosticJson(const Diagnostic &d, bool withReference = true);
+
+// `check --json` object for one file: {"file","valid","error","warnings"}.
+Json fileCheckJson(const SafetensorsFile &file);
+// For an index: the index's own object (its problems, and "shards": per-shard verdicts).
+Json checkpointCheckJson(const Checkpoint &checkpoint);
+
+// Totals of a checkpoint and its tensors in file order (shard by shard, each by offset).
+struct CheckpointSummary {
+    std::uint64_t parameters = 0; // saturating
+    std::vector<std::pair<std::string_view, std::uint64_t>> parametersByDtype; // by name
+    std::vector<const Checkpoint::Tensor *> fileOrder;
+};
+CheckpointSummary summarize(const Checkpoint &checkpoint);
+
+// `info --json` text: the check keys plus sizes, counts, metadata and the tensor table. The
+// table is written straight to text: a DOM for 100,000 rows would cost more than the parse.
+std::string infoJsonText(const Checkpoint &checkpoint, const CheckpointSummary &summary);
+
+// Product of the shape, saturating (only a broken file can overflow).
+std::uint64_t parameterCount(const TensorInfo &tensor);
+
+} // namespace stb

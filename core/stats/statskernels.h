@@ -1,0 +1,95 @@
+#pragma once
+
+#include "core/format/dtype.h"
+#include "core/stats/statsaccumulator.h"
+#include "core/stats/tensorstats.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace stb::kernels {
+
+// The inner loops of the statistics, one chunk at a time. Pure functions over bytes; they own
+// nothing, so a chunk interrupted by a vanished page (busguard) leaks nothing.
+
+// Elements per chunk: a multiple of 8, so chunks of every dtype (4- and 6-bit included) start
+// on a byte boundary; 1 MiB of F32.
+inline constexpr std::uint64_t kChunkElements = 1u << 18;
+
+// Dtypes of at most 16 bits are counted per code point in one pass; everything is then derived
+// exactly from the counts. Except BF16 and F16 with the AVX-512 kernels and few bins: two
+// vector passes (moments, then threshold counts) are several times faster than the scattered
+// increments of counting.
+bool countsCodes(DType dtype, unsigned bins);
+// Counts code points of elements [first, first+n) of `data` (the tensor's bytes) into 32-bit
+// tables reused across chunks (allocated once per worker and tensor, so no chunk allocates);
+// flushInto adds them to 64-bit totals (2^bits entries) and clears them.
+class CodeCounter {
+public:
+    explicit CodeCounter(DType dtype);
+    // The tables come from and go back to a small pool of cleared tables: allocating and
+    // clearing 512 KiB per tensor cost more than counting a typical BF16 tensor.
+    ~CodeCounter();
+    CodeCounter(CodeCounter &&other) noexcept;
+    CodeCounter &operator=(CodeCounter &&) = delete;
+    void add(const std::byte *data, std::uint64_t first, std::uint64_t n);
+    void flushInto(std::vector<std::uint64_t> &totals);
+    // The 32-bit tables must be flushed before they could overflow.
+    bool nearlyFull() const { return m_pending > (std::uint64_t(1) << 31); }
+
+private:
+    DType m_dtype;
+    unsigned m_bits;
+    std::vector<std::uint32_t> m_tables; // two interleaved tables break store-to-load chains
+    std::uint64_t m_pending = 0;
+    bool m_dirty = false; // counts not flushed (a chunk abandoned midway leaves them so)
+};
+
+// Order keys (see avx512kernels.h) bounding the values of one block of kRangeBlock elements,
+// recorded by pass 1 so that pass 2 need not compare a block's values with a threshold that
+// lies outside them. `lo > hi`: unknown (the block holds NaN or Inf, or was not recorded).
+inline constexpr std::uint64_t kRangeBlock = 4096;
+struct BlockRange {
+    std::int32_t lo = 1, hi = 0;
+};
+
+// Pass 1 for the other dtypes (32/64-bit, C64, and BF16/F16 when not counted): counts and moments of elements [first, first+n).
+// Whether the AVX-512 kernels run this dtype (F32, BF16, F16 on a CPU that has AVX-512).
+// `ranges` (the tensor's, one per kRangeBlock elements; may be null) receives the ranges of the
+// blocks they scanned.
+bool hasWideKernels(DType dtype);
+void scanValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
+    BlockRange *ranges = nullptr);
+
+// Pass 2: histogram bins (edges precomputed) and outliers, for elements [first, first+n).
+struct BinPlan {
+    double lo = 0, hi = 0, scale = 0;
+    double unit = 1; // values are binned as value * unit (a power of two: see makeBinPlan)
+    std::vector<double> edges; // bins + 1, in units of `unit`
+    double mean = 0, outlierDistance = INFINITY;
+    // For the AVX-512 kernels (see prepareThresholds). Pass 2 counts values at or above
+    // thresholds (order keys), in this order: [lowest finite], the bins' lower edges 1..bins-1
+    // (Wide::Thresholds only), [far above], [first not far below], [above the largest finite].
+    // With many bins (Wide::Index, F32 only) the bins come from their float index instead.
+    enum class Wide { No, Thresholds, Index } wide = Wide::No;
+    std::vector<std::int32_t> keys;
+    bool sentinels = false; // the first and last keys are there: some values are not finite
+    bool farAbove = false, farBelow = false;
+    // F32 values may be binned by index, bin = (x - lo) * scale in float (see binsByIndex).
+    bool indexed = false;
+    float indexLo = 0, indexHi = 0, indexScale = 0;
+    bool outliersPossible = false; // the range reaches farther than outlierDistance from the mean
+};
+BinPlan makeBinPlan(double lo, double hi, unsigned bins, double mean, double std);
+// Sets plan.wide (and what it needs) when the AVX-512 kernels can run pass 2 for this dtype and
+// plan. `stats` is pass 1's result (the tensor's finite range, whether any value is not finite).
+void prepareThresholds(BinPlan &plan, DType dtype, const TensorStats &stats);
+int binIndex(const BinPlan &plan, double value); // -1 outside [lo, hi]
+void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
+    std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges = nullptr);
+
+// The value statistics use for an element (C64: its magnitude).
+double statValue(DType dtype, const std::byte *data, std::uint64_t index);
+
+} // namespace stb::kernels

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "core/format/dtype.h"
+#include "core/stats/tensorstats.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+
+namespace stb {
+
+struct AnalysisOptions {
+    unsigned bins = 10;
+    unsigned threads = 0; // 0: one per hardware thread
+    // The content digest: XXH3 costs about as much as the statistics with the AVX-512 kernels.
+    // auditCheckpoint without it still finds duplicates: it digests only the tensors whose
+    // statistics match another's.
+    bool digest = true;
+};
+
+// Called from worker threads (never concurrently with itself) with bytes done and total.
+using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
+// Statistics, histogram, outliers and content digest of one tensor, read straight from
+// `bytes` (its data: exactly what dtype and element count call for). Large tensors are cut into
+// chunks scanned on `threads` threads and merged. Returns nullopt when `cancel` was set, or when
+// the bytes vanished under the scan (the file was truncated: see busguard.h). Thread-safe.
+std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
+                                            const AnalysisOptions &options, const std::atomic<bool> *cancel = nullptr,
+                                            const ProgressFn &progress = {});
+
+// The content digest alone: TensorAnalysis::digest without the statistics. nullopt when
+// cancelled or when the bytes vanished under the read. Thread-safe; runs on the calling thread.
+std::optional<ContentDigest> tensorDigest(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
+                                          const std::atomic<bool> *cancel = nullptr);
+
+} // namespace stb

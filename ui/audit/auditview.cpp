@@ -1,0 +1,300 @@
+#include "ui/audit/auditview.h"
+
+#include "core/audit/auditreport.h"
+#include "ui/audit/auditmodel.h"
+#include "core/text/naturalorder.h"
+#include "ui/common/qtformat.h"
+
+#include <QCheckBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPromise>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QStyle>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+using namespace Qt::StringLiterals;
+
+namespace stb {
+
+// Name filter, "flagged only", numbers sorted as numbers and names in natural order.
+class AuditFilterModel : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    void setFlaggedOnly(bool on)
+    {
+        m_flaggedOnly = on;
+        invalidateFilter();
+    }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex &parent) const override
+    {
+        const QModelIndex index = sourceModel()->index(row, AuditModel::NameColumn, parent);
+        if (m_flaggedOnly && !index.data(AuditModel::FlaggedRole).toBool())
+            return false;
+        return QSortFilterProxyModel::filterAcceptsRow(row, parent);
+    }
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override
+    {
+        if (left.column() == AuditModel::NameColumn)
+            return naturalLess(left.data().toString().toStdString(), right.data().toString().toStdString());
+        return QSortFilterProxyModel::lessThan(left, right);
+    }
+
+private:
+    bool m_flaggedOnly = false;
+};
+
+namespace {
+
+void runAudit(QPromise<AuditResult> &promise, std::shared_ptr<const Checkpoint> checkpoint, unsigned bins)
+{
+    promise.setProgressRange(0, 1000);
+    std::atomic<bool> cancel { false };
+    auto result = auditCheckpoint(
+        *checkpoint, AnalysisOptions { bins, 0 }, &cancel, [&](std::uint64_t done, std::uint64_t total) {
+            if (promise.isCanceled())
+                cancel = true; // core checks its flag between chunks and tensors
+            promise.setProgressValue(total ? static_cast<int>(1000.0 * double(done) / double(total)) : 1000);
+        });
+    if (result && !promise.isCanceled())
+        promise.addResult(std::move(*result));
+}
+
+bool saveText(const QString &path, const std::string &text, QString *error)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)
+        || file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size())
+        || !file.commit()) {
+        if (error)
+            *error = file.errorString();
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent)
+    : QWidget(parent)
+    , m_checkpoint(std::move(checkpoint))
+    , m_model(new AuditModel(this))
+    , m_proxy(new AuditFilterModel(this))
+    , m_summary(new QLabel(this))
+    , m_progress(new QProgressBar(this))
+    , m_cancel(new QPushButton(tr("Cancel"), this))
+    , m_exportJson(new QPushButton(tr("Export JSON…"), this))
+    , m_exportMarkdown(new QPushButton(tr("Export Markdown…"), this))
+    , m_filter(new QLineEdit(this))
+    , m_flaggedOnly(new QCheckBox(tr("Flagged only"), this))
+    , m_table(new QTableView(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 0);
+    layout->setSpacing(4);
+    auto *top = new QHBoxLayout;
+    auto *title = new QLabel(tr("<b>Audit</b>"), this);
+    auto *close = new QToolButton(this);
+    close->setIcon(style()->standardIcon(QStyle::SP_TitleBarCloseButton));
+    close->setAutoRaise(true);
+    close->setToolTip(tr("Close the audit"));
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_filter->setPlaceholderText(tr("Filter by name"));
+    m_filter->setClearButtonEnabled(true);
+    m_filter->setMaximumWidth(260);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(200);
+    for (QWidget *w : std::initializer_list<QWidget *> { title, m_summary })
+        top->addWidget(w);
+    top->addStretch(1);
+    for (QWidget *w : std::initializer_list<QWidget *> {
+             m_progress, m_cancel, m_filter, m_flaggedOnly, m_exportJson, m_exportMarkdown, close })
+        top->addWidget(w);
+    layout->addLayout(top);
+    layout->addWidget(m_table, 1);
+
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(AuditModel::SortRole);
+    m_proxy->setFilterKeyColumn(AuditModel::NameColumn);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(AuditModel::NameColumn, Qt::AscendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setAlternatingRowColors(true);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    const int digit = m_table->fontMetrics().horizontalAdvance(u'0');
+    const int widths[] = { 30, 6, 11, 10, 10, 10, 10, 6, 6, 7 };
+    for (int c = 0; c < AuditModel::FlagsColumn; ++c)
+        m_table->horizontalHeader()->resizeSection(c, widths[c] * digit + 12);
+
+    connect(m_cancel, &QPushButton::clicked, this, &AuditView::cancel);
+    connect(close, &QToolButton::clicked, this, &AuditView::closeRequested);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_flaggedOnly, &QCheckBox::toggled, m_proxy, &AuditFilterModel::setFlaggedOnly);
+    connect(m_exportJson, &QPushButton::clicked, this, [this] { exportWithDialog(false); });
+    connect(m_exportMarkdown, &QPushButton::clicked, this, [this] { exportWithDialog(true); });
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex &current) {
+            if (!m_syncing && current.isValid())
+                emit tensorSelected(current.data(AuditModel::NameRole).toString());
+        });
+    setRunning(false);
+    m_summary->setText(
+        tr("Scans every tensor for NaN, Inf, all-zero, constant, outlying and duplicated values."));
+}
+
+// Cancel, then wait: the scan reads the checkpoint's mappings and reports to this widget.
+AuditView::~AuditView()
+{
+    for (auto *job : std::as_const(m_jobs))
+        job->cancel();
+    for (auto *job : std::as_const(m_jobs))
+        job->waitForFinished();
+}
+
+QSortFilterProxyModel *AuditView::proxy() const
+{
+    return m_proxy;
+}
+
+void AuditView::start(unsigned bins)
+{
+    stopJob();
+    m_bins = bins;
+    m_model->clear();
+    const quint64 generation = ++m_generation;
+    setRunning(true);
+    m_summary->setText(tr("Scanning %1 in %2…")
+                           .arg(countNoun(m_checkpoint->tensors().size(), tr("tensor"), tr("tensors")),
+                               sizeText(m_checkpoint->totalTensorBytes())));
+    auto *job = new QFutureWatcher<AuditResult>(this);
+    m_jobs.append(job);
+    connect(job, &QFutureWatcherBase::progressValueChanged, this, [this, generation](int value) {
+        if (generation == m_generation)
+            m_progress->setValue(value);
+    });
+    connect(
+        job, &QFutureWatcherBase::finished, this, [this, job, generation] { onFinished(job, generation); });
+    job->setFuture(QtConcurrent::run(runAudit, m_checkpoint, bins));
+}
+
+void AuditView::stopJob()
+{
+    ++m_generation; // even a result already on its way is dropped
+    if (m_running && !m_jobs.isEmpty())
+        m_jobs.last()->cancel();
+}
+
+void AuditView::cancel()
+{
+    if (!m_running)
+        return;
+    stopJob();
+    setRunning(false);
+    m_summary->setText(tr("Audit cancelled."));
+    emit finished(false);
+}
+
+void AuditView::onFinished(QFutureWatcher<AuditResult> *job, quint64 generation)
+{
+    m_jobs.removeOne(job);
+    job->deleteLater();
+    if (generation != m_generation)
+        return;
+    setRunning(false);
+    QFuture<AuditResult> future = job->future();
+    if (future.isCanceled() || future.resultCount() == 0) {
+        m_summary->setText(tr("The audit stopped: a file changed on disk while it was read."));
+        emit finished(false);
+        return;
+    }
+    AuditResult result = future.takeResult();
+    const QString summary = tr("%1 (%2, %3)")
+                                .arg(toQString(result.summary.text()),
+                                    countNoun(result.summary.tensors, tr("tensor"), tr("tensors")),
+                                    sizeText(result.summary.bytes));
+    m_model->setResult(m_checkpoint, std::move(result));
+    m_summary->setText(summary);
+    setRunning(false);
+    emit finished(true);
+}
+
+void AuditView::setRunning(bool running)
+{
+    m_running = running;
+    m_progress->setVisible(running);
+    m_progress->setValue(0);
+    m_cancel->setVisible(running);
+    m_exportJson->setEnabled(!running && m_model->hasResult());
+    m_exportMarkdown->setEnabled(!running && m_model->hasResult());
+}
+
+QString AuditView::summaryText() const
+{
+    return m_summary->text();
+}
+
+void AuditView::selectTensor(const QString &name)
+{
+    const int row = m_model->rowOf(name);
+    const QModelIndex index = row < 0 ? QModelIndex() : m_proxy->mapFromSource(m_model->index(row, 0));
+    m_syncing = true;
+    if (index.isValid()) {
+        m_table->setCurrentIndex(index);
+        m_table->scrollTo(index);
+    } else {
+        m_table->clearSelection();
+    }
+    m_syncing = false;
+}
+
+bool AuditView::exportJson(const QString &path, QString *error) const
+{
+    if (!m_model->hasResult())
+        return false;
+    return saveText(path, auditJson(*m_checkpoint, m_model->result()).dump(2) + '\n', error);
+}
+
+bool AuditView::exportMarkdown(const QString &path, QString *error) const
+{
+    if (!m_model->hasResult())
+        return false;
+    return saveText(path, auditMarkdown(*m_checkpoint, m_model->result()), error);
+}
+
+void AuditView::exportWithDialog(bool markdown)
+{
+    const QString folder = QSettings().value(u"audit/lastFolder"_s).toString();
+    const QString base = QFileInfo(toQString(m_checkpoint->path())).completeBaseName() + u".audit"_s;
+    const QString path = QFileDialog::getSaveFileName(this,
+        markdown ? tr("Export Audit as Markdown") : tr("Export Audit as JSON"),
+        QDir(folder).filePath(base + (markdown ? u".md"_s : u".json"_s)),
+        markdown ? tr("Markdown (*.md)") : tr("JSON (*.json)"));
+    if (path.isEmpty())
+        return;
+    QSettings().setValue(u"audit/lastFolder"_s, QFileInfo(path).absolutePath());
+    QString error;
+    if (!(markdown ? exportMarkdown(path, &error) : exportJson(path, &error)))
+        QMessageBox::warning(this, tr("Export Audit"), tr("Cannot write %1: %2").arg(path, error));
+}
+
+} // namespace stb

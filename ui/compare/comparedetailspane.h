@@ -1,0 +1,49 @@
+#pragma once
+
+#include "core/compare/compareresult.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QTabWidget;
+class QTextBrowser;
+
+namespace stb {
+
+class CompareHistogramPane;
+class OverviewPane;
+
+// What the compare window shows for its selection: for a tensor, the difference metrics (the
+// largest difference located by its index in the shape), both sides' overviews and the value
+// histograms; for a group, its counts per status; for nothing, the whole comparison with its
+// metadata changes.
+class CompareDetailsPane : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareDetailsPane(QWidget *parent = nullptr);
+
+    void showPair(const std::shared_ptr<const CompareResult> &result, std::size_t pair);
+    void showGroup(const CompareResult &result, int node);
+    void showWhole(const CompareResult &result);
+    void showMessage(const QString &text);
+
+    QString metricsText() const;
+    CompareHistogramPane *histogramPane() const { return m_histograms; }
+    OverviewPane *overviewA() const { return m_overviewA; }
+    OverviewPane *overviewB() const { return m_overviewB; }
+
+    // "[1, 2, 0]": a flat row-major element index as an index into `shape`.
+    static QString multiIndexText(std::uint64_t flat, const std::vector<std::uint64_t> &shape);
+
+private:
+    void showCounts(const QString &title, const CompareTree::Counts &counts, const QString &extra);
+
+    QTextBrowser *m_metrics;
+    QTabWidget *m_tabs;
+    CompareHistogramPane *m_histograms;
+    OverviewPane *m_overviewA;
+    OverviewPane *m_overviewB;
+};
+
+} // namespace stb

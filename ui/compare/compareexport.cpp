@@ -1,0 +1,40 @@
+#include "ui/compare/compareexport.h"
+
+#include "core/compare/comparereport.h"
+
+#include <QSaveFile>
+
+namespace stb {
+
+namespace {
+
+bool save(const QString &path, const std::string &text, QString *error)
+{
+    QSaveFile file(path);
+    if (file.open(QIODevice::WriteOnly)) {
+        file.write(text.data(), static_cast<qint64>(text.size()));
+        if (file.commit())
+            return true;
+    }
+    if (error)
+        *error = file.errorString();
+    return false;
+}
+
+} // namespace
+
+bool exportComparisonJson(const CompareResult &result, const QString &path, QString *error)
+{
+    return save(path,
+        comparisonJson(*result.a, *result.b, result.comparison)
+                .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+            + '\n',
+        error);
+}
+
+bool exportComparisonMarkdown(const CompareResult &result, const QString &path, QString *error)
+{
+    return save(path, comparisonMarkdown(*result.a, *result.b, result.comparison), error);
+}
+
+} // namespace stb

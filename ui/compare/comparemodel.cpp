@@ -1,0 +1,278 @@
+#include "ui/compare/comparemodel.h"
+
+#include "ui/common/qtformat.h"
+#include "ui/document/tensortreemodel.h"
+
+#include <QFont>
+#include <QPalette>
+
+using namespace Qt::StringLiterals;
+
+namespace stb {
+
+namespace {
+
+// The order in which counts are listed: the differences a reviewer looks for first.
+constexpr PairStatus kListOrder[] = { PairStatus::Changed, PairStatus::DTypeChanged, PairStatus::ShapeChanged,
+    PairStatus::OnlyInA, PairStatus::OnlyInB, PairStatus::Identical };
+
+const CompareTree::Node kEmptyRoot {};
+
+} // namespace
+
+CompareModel::CompareModel(Side side, QObject *parent)
+    : QAbstractItemModel(parent)
+    , m_side(side)
+{ }
+
+void CompareModel::setResult(std::shared_ptr<const CompareResult> result)
+{
+    beginResetModel();
+    m_result = std::move(result);
+    endResetModel();
+}
+
+QColor CompareModel::statusColor(PairStatus status, bool withinTolerance)
+{
+    // Light tints: the text on them stays readable, and the palette's selection still shows.
+    switch (status) {
+    case PairStatus::Identical:
+        return {};
+    case PairStatus::Changed:
+        return withinTolerance ? QColor(0xfa, 0xf0, 0xc8) : QColor(0xff, 0xe0, 0x8a);
+    case PairStatus::DTypeChanged:
+        return QColor(0xff, 0xc2, 0x8a);
+    case PairStatus::ShapeChanged:
+        return QColor(0xf4, 0xa6, 0xa0);
+    case PairStatus::OnlyInA:
+        return QColor(0xfb, 0xdc, 0xdc); // removed in B, as a diff shows a deletion
+    case PairStatus::OnlyInB:
+        return QColor(0xd6, 0xf0, 0xd9); // added in B
+    }
+    return {};
+}
+
+QString CompareModel::statusLabel(PairStatus status)
+{
+    switch (status) {
+    case PairStatus::Identical:
+        return tr("identical");
+    case PairStatus::Changed:
+        return tr("changed");
+    case PairStatus::DTypeChanged:
+        return tr("dtype changed");
+    case PairStatus::ShapeChanged:
+        return tr("shape changed");
+    case PairStatus::OnlyInA:
+        return tr("only in A");
+    case PairStatus::OnlyInB:
+        return tr("only in B");
+    }
+    return {};
+}
+
+QString CompareModel::countsText(const CompareTree::Counts &counts, bool withIdentical)
+{
+    if (!CompareTree::differing(counts))
+        return tr("all identical");
+    QStringList parts;
+    for (PairStatus status : kListOrder) {
+        if (status == PairStatus::Identical && !withIdentical)
+            continue;
+        if (const std::size_t n = counts[static_cast<std::size_t>(status)])
+            parts << u"%1 %2"_s.arg(countText(n), statusLabel(status));
+        if (status == PairStatus::Changed && counts[CompareTree::kWithinTolerance])
+            parts << tr("%1 within tolerance").arg(countText(counts[CompareTree::kWithinTolerance]));
+    }
+    return parts.join(u" · "_s);
+}
+
+const CompareTree::Node &CompareModel::node(const QModelIndex &index) const
+{
+    if (!m_result)
+        return kEmptyRoot;
+    return m_result->tree.nodes[static_cast<std::size_t>(nodeOf(index))];
+}
+
+int CompareModel::nodeOf(const QModelIndex &index) const
+{
+    return index.isValid() ? static_cast<int>(index.internalId()) : 0;
+}
+
+const TensorPair *CompareModel::pairAt(const QModelIndex &index) const
+{
+    if (!m_result || !index.isValid() || index.model() != this)
+        return nullptr;
+    const int pair = node(index).pair;
+    return pair < 0 ? nullptr : &m_result->comparison.pairs[static_cast<std::size_t>(pair)];
+}
+
+const Checkpoint::Tensor *CompareModel::sideOf(const TensorPair &pair) const
+{
+    return m_side == Side::A ? pair.a : pair.b;
+}
+
+QModelIndex CompareModel::indexOfPath(const QString &fullName) const
+{
+    if (!m_result)
+        return {};
+    const int id = m_result->tree.find(m_result->comparison, fullName.toStdString());
+    if (id <= 0)
+        return {};
+    return createIndex(m_result->tree.nodes[static_cast<std::size_t>(id)].row, 0, static_cast<quintptr>(id));
+}
+
+QString CompareModel::fullPath(const QModelIndex &index) const
+{
+    return m_result && index.isValid() ? toQString(m_result->tree.path(nodeOf(index))) : QString();
+}
+
+QModelIndex CompareModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (row < 0 || column < 0 || column >= ColumnCount)
+        return {};
+    const auto &children = node(parent).children;
+    if (static_cast<std::size_t>(row) >= children.size())
+        return {};
+    return createIndex(row, column, static_cast<quintptr>(children[static_cast<std::size_t>(row)]));
+}
+
+QModelIndex CompareModel::parent(const QModelIndex &child) const
+{
+    if (!child.isValid())
+        return {};
+    const int parent = node(child).parent;
+    if (parent <= 0)
+        return {};
+    return createIndex(
+        m_result->tree.nodes[static_cast<std::size_t>(parent)].row, 0, static_cast<quintptr>(parent));
+}
+
+int CompareModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.column() > 0 ? 0 : static_cast<int>(node(parent).children.size());
+}
+
+int CompareModel::columnCount(const QModelIndex &) const
+{
+    return ColumnCount;
+}
+
+bool CompareModel::hasChildren(const QModelIndex &parent) const
+{
+    return rowCount(parent) > 0;
+}
+
+QVariant CompareModel::data(const QModelIndex &index, int role) const
+{
+    if (!index.isValid())
+        return {};
+    const CompareTree::Node &n = node(index);
+    const TensorPair *pair = pairAt(index);
+    const bool present = !pair || sideOf(*pair);
+    switch (role) {
+    case Qt::DisplayRole:
+        return displayData(n, index.column());
+    case Qt::ToolTipRole:
+        if (!pair)
+            return u"%1\n%2"_s.arg(fullPath(index), countsText(n.counts));
+        return u"%1\n%2"_s.arg(fullPath(index),
+            m_result->withinTolerance(*pair) ? tr("changed, within tolerance") : statusLabel(pair->status));
+    case Qt::BackgroundRole:
+        if (pair && pair->status != PairStatus::Identical)
+            return statusColor(pair->status, m_result->withinTolerance(*pair));
+        return {};
+    case Qt::ForegroundRole:
+        if (!present)
+            return QPalette().color(QPalette::Disabled, QPalette::Text);
+        if (pair && pair->status != PairStatus::Identical)
+            return QColor(Qt::black); // on a light tint, whatever the palette's text colour
+        if (!pair && index.column() == StatusColumn && CompareTree::differing(n.counts))
+            return QColor(0xa0, 0x50, 0x00);
+        return {};
+    case Qt::FontRole:
+        if (!present) {
+            QFont font;
+            font.setItalic(true);
+            return font;
+        }
+        return {};
+    case TensorTreeModel::IsGroupRole:
+        return !pair;
+    case TensorTreeModel::FullPathRole:
+        return fullPath(index);
+    case TensorTreeModel::SortRole:
+        return n.row;
+    case StatusRole:
+        return pair ? static_cast<int>(pair->status) : -1;
+    case PairRole:
+        return n.pair;
+    case PresentRole:
+        return present;
+    case DifferingRole:
+        if (pair)
+            return pair->status != PairStatus::Identical && !m_result->withinTolerance(*pair);
+        return CompareTree::differing(n.counts) > 0;
+    default:
+        return {};
+    }
+}
+
+QVariant CompareModel::displayData(const CompareTree::Node &n, int column) const
+{
+    const TensorPair *pair
+        = n.pair < 0 ? nullptr : &m_result->comparison.pairs[static_cast<std::size_t>(n.pair)];
+    const Checkpoint::Tensor *tensor = pair ? sideOf(*pair) : nullptr;
+    switch (column) {
+    case NameColumn:
+        return n.name.empty() ? tr("(empty)") : toQString(n.name);
+    case DTypeColumn:
+        return tensor ? toQString(dtypeName(tensor->info->dtype)) : QString();
+    case ShapeColumn:
+        if (!pair) {
+            std::size_t total = 0;
+            for (std::size_t c : n.counts)
+                total += c;
+            return countNoun(total, tr("tensor"), tr("tensors"));
+        }
+        return tensor ? shapeText(tensor->info->shape) : QString();
+    case StatusColumn:
+        if (!pair)
+            return countsText(n.counts, false);
+        if (!tensor)
+            return m_side == Side::A ? tr("only in B") : tr("only in A");
+        return m_result->withinTolerance(*pair) ? tr("within tolerance") : statusLabel(pair->status);
+    default:
+        return {};
+    }
+}
+
+QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameColumn:
+        return m_side == Side::A ? tr("A: name") : tr("B: name");
+    case DTypeColumn:
+        return tr("DType");
+    case ShapeColumn:
+        return tr("Shape");
+    case StatusColumn:
+        return tr("Status");
+    default:
+        return {};
+    }
+}
+
+Qt::ItemFlags CompareModel::flags(const QModelIndex &index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    Qt::ItemFlags flags = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+    if (node(index).pair >= 0)
+        flags |= Qt::ItemNeverHasChildren;
+    return flags;
+}
+
+} // namespace stb

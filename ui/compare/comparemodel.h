@@ -1,0 +1,67 @@
+#pragma once
+
+#include "core/compare/compareresult.h"
+
+#include <QAbstractItemModel>
+#include <QColor>
+
+#include <memory>
+
+namespace stb {
+
+// One side of a comparison as a tree of dotted names. Both sides have a row for every name of
+// either checkpoint (a name missing on this side is a grey placeholder row), so the two trees of
+// a compare window have the same rows in the same places. Tensor rows are tinted by status;
+// groups show their counts per status. Roles shared with TensorTreeModel (IsGroupRole,
+// FullPathRole, SortRole) let TensorFilterModel filter it by name.
+class CompareModel : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    enum class Side { A, B };
+    enum Column { NameColumn, DTypeColumn, ShapeColumn, StatusColumn, ColumnCount };
+    enum Role {
+        StatusRole = Qt::UserRole + 40, // int PairStatus, -1 for a group
+        PairRole, // int: index into Comparison::pairs, -1 for a group
+        PresentRole, // bool: the tensor exists on this side (groups: true)
+        DifferingRole, // bool: a differing tensor, or a group with one below it
+    };
+
+    explicit CompareModel(Side side, QObject *parent = nullptr);
+
+    void setResult(std::shared_ptr<const CompareResult> result);
+    const std::shared_ptr<const CompareResult> &result() const { return m_result; }
+    Side side() const { return m_side; }
+
+    // nullptr for a group or an invalid index.
+    const TensorPair *pairAt(const QModelIndex &index) const;
+    // The tree node behind an index (0, the root, for an invalid one).
+    int nodeOf(const QModelIndex &index) const;
+    QModelIndex indexOfPath(const QString &fullName) const;
+    QString fullPath(const QModelIndex &index) const;
+
+    // The tint and the words for a status, shared by the rows, the legend and the details.
+    static QColor statusColor(PairStatus status, bool withinTolerance = false);
+    static QString statusLabel(PairStatus status);
+    // "2 changed · 1 only in B · 5 identical" or "all identical"; the tree's rows leave out the
+    // identical count where something differs, to stay short.
+    static QString countsText(const CompareTree::Counts &counts, bool withIdentical = true);
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    bool hasChildren(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+
+private:
+    const CompareTree::Node &node(const QModelIndex &index) const;
+    const Checkpoint::Tensor *sideOf(const TensorPair &pair) const;
+    QVariant displayData(const CompareTree::Node &node, int column) const;
+
+    Side m_side;
+    std::shared_ptr<const CompareResult> m_result;
+};
+
+} // namespace stb

@@ -1,0 +1,356 @@
+#include "ui/compare/comparewindow.h"
+
+#include "core/compare/comparereport.h"
+#include "ui/compare/comparedetailspane.h"
+#include "ui/compare/compareexport.h"
+#include "ui/compare/comparemodel.h"
+#include "ui/compare/comparerunner.h"
+#include "ui/compare/comparetreesview.h"
+#include "ui/shell/messagebar.h"
+#include "ui/common/qtformat.h"
+
+#include <QCheckBox>
+#include <QDoubleValidator>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTextDocumentFragment>
+
+#include <optional>
+#include <utility>
+
+using namespace Qt::StringLiterals;
+
+namespace stb {
+
+namespace {
+
+// A tolerance as typed: empty means "not given"; in the user's locale or in C ("1e-3").
+std::optional<double> parseTolerance(const QString &text, bool &ok)
+{
+    ok = true;
+    if (text.trimmed().isEmpty())
+        return std::nullopt;
+    double value = QLocale().toDouble(text.trimmed(), &ok);
+    if (!ok)
+        value = QLocale::c().toDouble(text.trimmed(), &ok);
+    ok = ok && value >= 0 && std::isfinite(value);
+    return value;
+}
+
+QString displayName(const Checkpoint &checkpoint)
+{
+    return QFileInfo(toQString(checkpoint.path())).fileName();
+}
+
+} // namespace
+
+CompareWindow::CompareWindow(QWidget *parent)
+    : QMainWindow(parent)
+    , m_runner(new CompareRunner(this))
+    , m_bar(new MessageBar(this))
+    , m_trees(new CompareTreesView(this))
+    , m_details(new CompareDetailsPane(this))
+    , m_summary(new QLabel(this))
+    , m_verdict(new QLabel(this))
+    , m_progress(new QProgressBar(this))
+    , m_cancel(new QPushButton(tr("Cancel"), this))
+{
+    setWindowTitle(tr("A ↔ B"));
+    setAcceptDrops(true);
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 0);
+    layout->addWidget(m_bar);
+    layout->addWidget(createControls());
+    auto *splitter = new QSplitter(Qt::Horizontal, central);
+    splitter->addWidget(m_trees);
+    splitter->addWidget(m_details);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setSizes({ 810, 470 });
+    layout->addWidget(splitter, 1);
+    setCentralWidget(central);
+    createMenus();
+    m_bar->hide();
+
+    m_verdict->setTextFormat(Qt::RichText);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(200);
+    statusBar()->addWidget(m_summary, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    statusBar()->addPermanentWidget(m_verdict);
+    setBusy(false);
+
+    connect(m_cancel, &QPushButton::clicked, this, &CompareWindow::cancel);
+    connect(m_runner, &CompareRunner::progressChanged, m_progress, &QProgressBar::setValue);
+    connect(m_runner, &CompareRunner::finished, this, &CompareWindow::onFinished);
+    connect(m_runner, &CompareRunner::cancelled, this, [this] {
+        setBusy(false);
+        m_summary->setText(tr("Comparison cancelled."));
+        emit comparisonCancelled();
+    });
+    connect(m_runner, &CompareRunner::failed, this, [this](const QString &reason) {
+        setBusy(false);
+        m_bar->showMessage(MessageBar::Kind::Error, reason);
+        m_bar->show();
+        emit comparisonFailed();
+    });
+    connect(m_trees, &CompareTreesView::selectionChanged, this, &CompareWindow::onSelectionChanged);
+    resize(1280, 780);
+}
+
+CompareWindow::~CompareWindow() = default; // the runner, a child, cancels and waits
+
+QWidget *CompareWindow::createControls()
+{
+    auto *controls = new QWidget(this);
+    auto *row = new QHBoxLayout(controls);
+    row->setContentsMargins(0, 0, 0, 0);
+    m_filter = new QLineEdit(controls);
+    m_filter->setPlaceholderText(tr("Filter tensors by name"));
+    m_filter->setClearButtonEnabled(true);
+    m_differencesOnly = new QCheckBox(tr("Differences only"), controls);
+    m_differencesOnly->setToolTip(tr("Hide identical tensors (and, with tolerances, changes within them)"));
+    m_atol = new QLineEdit(controls);
+    m_rtol = new QLineEdit(controls);
+    for (QLineEdit *edit : { m_atol, m_rtol }) {
+        auto *validator = new QDoubleValidator(0, 1e300, 17, edit);
+        validator->setNotation(QDoubleValidator::ScientificNotation);
+        edit->setValidator(validator);
+        edit->setPlaceholderText(tr("none"));
+        edit->setMaximumWidth(edit->fontMetrics().horizontalAdvance(u"0.000001e-10"_s) + 16);
+        connect(edit, &QLineEdit::editingFinished, this, &CompareWindow::applyTolerances);
+    }
+    m_atol->setToolTip(tr("Absolute tolerance: |a − b| ≤ atol + rtol · |b| counts as equal"));
+    m_rtol->setToolTip(m_atol->toolTip());
+    m_exportJson = new QPushButton(tr("Export JSON…"), controls);
+    m_exportMarkdown = new QPushButton(tr("Export Markdown…"), controls);
+    row->addWidget(m_filter, 1);
+    row->addWidget(m_differencesOnly);
+    row->addSpacing(12);
+    row->addWidget(new QLabel(tr("atol"), controls));
+    row->addWidget(m_atol);
+    row->addWidget(new QLabel(tr("rtol"), controls));
+    row->addWidget(m_rtol);
+    row->addSpacing(12);
+    row->addWidget(m_exportJson);
+    row->addWidget(m_exportMarkdown);
+    connect(m_filter, &QLineEdit::textChanged, m_trees, &CompareTreesView::setPattern);
+    connect(m_differencesOnly, &QCheckBox::toggled, m_trees, &CompareTreesView::setDifferencesOnly);
+    connect(m_exportJson, &QPushButton::clicked, this, [this] { exportDialog(true); });
+    connect(m_exportMarkdown, &QPushButton::clicked, this, [this] { exportDialog(false); });
+    return controls;
+}
+
+void CompareWindow::createMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("Export &JSON…"), this, [this] { exportDialog(true); });
+    file->addAction(tr("Export &Markdown…"), this, [this] { exportDialog(false); });
+    file->addSeparator();
+    file->addAction(tr("&Close"), this, &QWidget::close)->setShortcut(QKeySequence::Close);
+}
+
+bool CompareWindow::openFiles(const QString &a, const QString &b)
+{
+    std::shared_ptr<const Checkpoint> checkpoints[2];
+    const QString paths[2] = { a, b };
+    for (int i = 0; i < 2; ++i) {
+        std::string error;
+        checkpoints[i] = Checkpoint::open(paths[i].toStdString(), error);
+        if (!checkpoints[i]) {
+            m_bar->showMessage(
+                MessageBar::Kind::Error, tr("Cannot open %1: %2").arg(paths[i], toQString(error)));
+            m_bar->show();
+            return false;
+        }
+    }
+    setCheckpoints(checkpoints[0], checkpoints[1]);
+    return true;
+}
+
+void CompareWindow::setCheckpoints(std::shared_ptr<const Checkpoint> a, std::shared_ptr<const Checkpoint> b)
+{
+    m_a = std::move(a);
+    m_b = std::move(b);
+    m_bar->hide();
+    setWindowTitle(tr("%1 ↔ %2").arg(displayName(*m_a), displayName(*m_b)));
+    m_trees->setSideTitles(toQString(m_a->path()), toQString(m_b->path()));
+    start();
+}
+
+bool CompareWindow::setTolerances(const QString &atol, const QString &rtol)
+{
+    bool okA = false, okR = false;
+    const auto a = parseTolerance(atol, okA), r = parseTolerance(rtol, okR);
+    m_atol->setStyleSheet(okA ? QString() : u"QLineEdit { background: #f8d7da; }"_s);
+    m_rtol->setStyleSheet(okR ? QString() : u"QLineEdit { background: #f8d7da; }"_s);
+    if (!okA || !okR)
+        return false;
+    if (m_atol->text() != atol)
+        m_atol->setText(atol);
+    if (m_rtol->text() != rtol)
+        m_rtol->setText(rtol);
+    CompareOptions options;
+    options.tolerances = a || r;
+    options.atol = a.value_or(0);
+    options.rtol = r.value_or(0);
+    if (options.tolerances == m_options.tolerances && options.atol == m_options.atol
+        && options.rtol == m_options.rtol)
+        return true;
+    m_options = options;
+    if (m_a && m_b)
+        start();
+    return true;
+}
+
+void CompareWindow::applyTolerances()
+{
+    setTolerances(m_atol->text(), m_rtol->text());
+}
+
+void CompareWindow::start()
+{
+    m_result.reset();
+    m_trees->setResult(nullptr);
+    m_details->showMessage(tr("Comparing…"));
+    m_summary->setText(tr("Comparing %1 with %2…").arg(displayName(*m_a), displayName(*m_b)));
+    m_verdict->clear();
+    m_progress->setValue(0);
+    setBusy(true);
+    m_runner->start(m_a, m_b, m_options);
+}
+
+void CompareWindow::cancel()
+{
+    m_runner->cancel();
+}
+
+void CompareWindow::selectPath(const QString &fullName)
+{
+    if (m_result)
+        m_trees->selectPath(fullName);
+    else
+        m_pendingSelection = fullName;
+}
+
+bool CompareWindow::isComparing() const
+{
+    return m_runner->isRunning();
+}
+
+void CompareWindow::setBusy(bool busy)
+{
+    m_progress->setVisible(busy);
+    m_cancel->setVisible(busy);
+    m_exportJson->setEnabled(!busy && m_result);
+    m_exportMarkdown->setEnabled(!busy && m_result);
+}
+
+void CompareWindow::onFinished(std::shared_ptr<const CompareResult> result)
+{
+    m_result = std::move(result);
+    setBusy(false);
+    QString summary = toQString(comparisonSummaryText(m_result->comparison));
+    if (const std::size_t tolerable = m_result->tree.nodes.front().counts[CompareTree::kWithinTolerance])
+        summary += tr(" (%1 of the changed within tolerance)").arg(countText(tolerable));
+    m_summary->setText(summary);
+    const bool same = m_result->comparison.equivalent;
+    const QString verdict = same
+        ? (m_options.tolerances ? tr("equivalent within tolerance") : tr("identical"))
+        : tr("different");
+    m_verdict->setText(u"<b style='color:%1'>%2</b>"_s.arg(same ? u"#1e8449"_s : u"#c0392b"_s, verdict));
+    m_trees->setResult(m_result);
+    if (!m_pendingSelection.isEmpty())
+        m_trees->selectPath(std::exchange(m_pendingSelection, QString()));
+    emit comparisonFinished();
+}
+
+void CompareWindow::onSelectionChanged()
+{
+    if (!m_result)
+        return;
+    const QModelIndex index = m_trees->selectedIndex();
+    const int node = m_trees->modelA()->nodeOf(index);
+    const int pair = m_result->tree.nodes[static_cast<std::size_t>(node)].pair;
+    if (pair >= 0)
+        m_details->showPair(m_result, static_cast<std::size_t>(pair));
+    else if (node > 0)
+        m_details->showGroup(*m_result, node);
+    else
+        m_details->showWhole(*m_result);
+}
+
+QString CompareWindow::summaryText() const
+{
+    return m_summary->text();
+}
+
+QString CompareWindow::verdictText() const
+{
+    return QTextDocumentFragment::fromHtml(m_verdict->text()).toPlainText();
+}
+
+bool CompareWindow::exportJson(const QString &path, QString *error) const
+{
+    return m_result && exportComparisonJson(*m_result, path, error);
+}
+
+bool CompareWindow::exportMarkdown(const QString &path, QString *error) const
+{
+    return m_result && exportComparisonMarkdown(*m_result, path, error);
+}
+
+void CompareWindow::exportDialog(bool json)
+{
+    if (!m_result)
+        return;
+    const QString base = QFileInfo(toQString(m_a->path())).completeBaseName() + u"-vs-"_s
+        + QFileInfo(toQString(m_b->path())).completeBaseName();
+    const QString path = QFileDialog::getSaveFileName(this, json ? tr("Export JSON") : tr("Export Markdown"),
+        base + (json ? u".json"_s : u".md"_s), json ? tr("JSON (*.json)") : tr("Markdown (*.md)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!(json ? exportJson(path, &error) : exportMarkdown(path, &error))) {
+        m_bar->showMessage(MessageBar::Kind::Error, tr("Cannot write %1: %2").arg(path, error));
+        m_bar->show();
+    } else {
+        statusBar()->showMessage(tr("Exported to %1").arg(path), 5000);
+    }
+}
+
+void CompareWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void CompareWindow::dropEvent(QDropEvent *event)
+{
+    QStringList paths;
+    for (const QUrl &url : event->mimeData()->urls()) {
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    }
+    if (paths.isEmpty() || (paths.size() == 1 && !m_a))
+        return;
+    event->acceptProposedAction();
+    // One file replaces B (the usual "and now against this one"); two replace both.
+    openFiles(paths.size() == 1 ? toQString(m_a->path()) : paths[0], paths.size() == 1 ? paths[0] : paths[1]);
+    activateWindow();
+}
+
+} // namespace stb

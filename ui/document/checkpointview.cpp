@@ -1,0 +1,417 @@
+#include "ui/document/checkpointview.h"
+
+#include "ui/audit/auditmodel.h"
+#include "ui/audit/auditview.h"
+#include "ui/document/diagnosticspane.h"
+#include "ui/hex/hexpane.h"
+#include "ui/histogram/histogrampane.h"
+#include "ui/layoutmap/layoutmapview.h"
+#include "ui/shell/messagebar.h"
+#include "ui/document/metadatapane.h"
+#include "ui/document/overviewpane.h"
+#include "ui/common/qtformat.h"
+#include "ui/shell/sha256dialog.h"
+#include "ui/document/tensorfiltermodel.h"
+#include "ui/document/tensortreemodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSettings>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include <bit>
+
+using namespace Qt::StringLiterals;
+
+namespace stb {
+
+namespace {
+
+const auto kSplitterKey = u"checkpointView/splitter"_s;
+constexpr std::uint64_t kExpandAllLimit = 20'000; // expanding more rows on each keystroke is slow
+
+} // namespace
+
+CheckpointView::CheckpointView(
+    std::shared_ptr<const Checkpoint> checkpoint, const QString &title, QWidget *parent)
+    : QWidget(parent)
+    , m_checkpoint(std::move(checkpoint))
+    , m_title(title)
+    , m_model(new TensorTreeModel(this))
+    , m_proxy(new TensorFilterModel(this))
+    , m_bar(new MessageBar(this))
+    , m_splitter(new QSplitter(Qt::Horizontal, this))
+{
+    for (std::size_t s = 0; s < m_checkpoint->shards().size(); ++s) {
+        if (m_checkpoint->shards()[s]) {
+            m_shard = s;
+            break;
+        }
+    }
+    m_proxy->setSourceModel(m_model);
+    m_model->setCheckpoint(m_checkpoint);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(m_bar);
+    // The audit spans the document's width: its table has a dozen columns.
+    auto *vertical = new QSplitter(Qt::Vertical, this);
+    vertical->setChildrenCollapsible(false);
+    vertical->addWidget(m_splitter);
+    m_audit = new AuditView(m_checkpoint, vertical);
+    vertical->addWidget(m_audit);
+    vertical->setStretchFactor(0, 3);
+    vertical->setStretchFactor(1, 2);
+    m_audit->hide();
+    layout->addWidget(vertical, 1);
+    connect(m_bar->addAction(tr("Reload")), &QAction::triggered, this, &CheckpointView::reloadRequested);
+
+    m_splitter->addWidget(createTreeSide());
+    createPanes();
+    m_splitter->addWidget(m_panes);
+    m_splitter->setStretchFactor(1, 1);
+    m_splitter->setSizes({ 600, 600 });
+    m_splitter->restoreState(QSettings().value(kSplitterKey).toByteArray());
+    connect(m_splitter, &QSplitter::splitterMoved, this,
+        [this] { QSettings().setValue(kSplitterKey, m_splitter->saveState()); });
+
+    // A broken file opens on its diagnostics: that is what its reader needs first.
+    setCurrentPane(m_checkpoint->valid() ? OverviewTab : DiagnosticsTab);
+    updatePane(m_panes->currentIndex());
+}
+
+CheckpointView::~CheckpointView() = default;
+
+QWidget *CheckpointView::createTreeSide()
+{
+    auto *side = new QWidget(this);
+    auto *layout = new QVBoxLayout(side);
+    layout->setContentsMargins(4, 4, 0, 0);
+    layout->setSpacing(4);
+    auto *row = new QHBoxLayout;
+    m_filter = new QLineEdit(side);
+    m_filter->setPlaceholderText(tr("Filter tensors by name"));
+    m_filter->setClearButtonEnabled(true);
+    m_filterMode = new QComboBox(side);
+    m_filterMode->addItem(tr("Substring"), QVariant::fromValue(TensorFilterModel::Mode::Substring));
+    m_filterMode->addItem(tr("Glob"), QVariant::fromValue(TensorFilterModel::Mode::Glob));
+    m_filterMode->addItem(tr("Regex"), QVariant::fromValue(TensorFilterModel::Mode::Regex));
+    m_filterMode->setToolTip(
+        tr("Substring: anywhere in the name. Glob: the whole name, as in *.mlp.*.weight. "
+           "Regex: a regular expression found anywhere in the name. Case is ignored."));
+    m_flat = new QToolButton(side);
+    m_flat->setText(tr("Flat"));
+    m_flat->setObjectName(u"flatToggle"_s);
+    m_flat->setCheckable(true);
+    m_flat->setToolTip(tr("Show every tensor by its full name instead of a tree of groups"));
+    row->addWidget(m_filter, 1);
+    row->addWidget(m_filterMode);
+    row->addWidget(m_flat);
+    layout->addLayout(row);
+
+    m_tree = new QTreeView(side);
+    m_tree->setModel(m_proxy);
+    m_tree->setUniformRowHeights(true); // constant-time layout for 100,000 rows
+    m_tree->setSortingEnabled(true);
+    m_tree->sortByColumn(TensorTreeModel::NameColumn, Qt::AscendingOrder);
+    m_tree->setAlternatingRowColors(true);
+    m_tree->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
+    const int digit = m_tree->fontMetrics().horizontalAdvance(u'0');
+    m_tree->header()->resizeSection(TensorTreeModel::NameColumn, 27 * digit);
+    m_tree->header()->resizeSection(TensorTreeModel::DTypeColumn, 7 * digit);
+    m_tree->header()->resizeSection(TensorTreeModel::ShapeColumn, 15 * digit); // "100,000 tensors", "[8192, 28672]"
+    m_tree->header()->resizeSection(TensorTreeModel::ParametersColumn, 11 * digit);
+    m_tree->header()->resizeSection(TensorTreeModel::SizeColumn, 10 * digit);
+    layout->addWidget(m_tree, 1);
+    // Open the first level ("model", "lm_head"): one click less to anything, and cheap.
+    for (int row = 0; row < std::min(m_proxy->rowCount(), 8); ++row)
+        m_tree->expand(m_proxy->index(row, 0));
+
+    auto *copy = new QAction(tr("Copy Name"), m_tree);
+    copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetShortcut);
+    connect(copy, &QAction::triggered, this, &CheckpointView::copyName);
+    m_tree->addAction(copy);
+    connect(m_tree, &QWidget::customContextMenuRequested, this, [this, copy](const QPoint &pos) {
+        QMenu menu(this);
+        copy->setEnabled(m_tree->indexAt(pos).isValid());
+        menu.addAction(copy);
+        menu.addSeparator();
+        menu.addAction(tr("Expand All"), m_tree, &QTreeView::expandAll);
+        menu.addAction(tr("Collapse All"), m_tree, &QTreeView::collapseAll);
+        menu.exec(m_tree->viewport()->mapToGlobal(pos));
+        copy->setEnabled(true);
+    });
+
+    // Selection, not the current index: focusing the tree makes a row current without selecting
+    // it, and the panes should keep showing the whole model until the user picks something.
+    connect(m_tree->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+        &CheckpointView::onSelectionChanged);
+    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
+        m_proxy->setPattern(text);
+        m_filter->setStyleSheet(
+            m_proxy->isPatternValid() ? QString() : u"QLineEdit { background: #f8d7da; }"_s);
+        m_filter->setToolTip(m_proxy->patternError());
+        if (!text.isEmpty() && m_model->totals({}).tensors <= kExpandAllLimit)
+            m_tree->expandAll();
+    });
+    connect(m_filterMode, &QComboBox::currentIndexChanged, this, [this] {
+        m_proxy->setMode(m_filterMode->currentData().value<TensorFilterModel::Mode>());
+        emit m_filter->textChanged(m_filter->text());
+    });
+    connect(m_flat, &QToolButton::toggled, this, [this](bool flat) {
+        const QString selected = selectedPath();
+        m_model->setFlat(flat);
+        if (!selected.isEmpty())
+            selectPath(selected);
+    });
+    return side;
+}
+
+void CheckpointView::createPanes()
+{
+    m_panes = new QTabWidget(this);
+    m_panes->setDocumentMode(true);
+    m_overview = new OverviewPane(m_panes);
+    m_layoutMap = new LayoutMapView(m_panes);
+    m_hex = new HexPane(m_panes);
+    m_metadata = new MetadataPane(m_panes);
+    m_diagnostics = new DiagnosticsPane(m_panes);
+    m_panes->addTab(m_overview, tr("Overview"));
+    m_panes->addTab(m_layoutMap, tr("Layout"));
+    m_panes->addTab(m_hex, tr("Hex"));
+    m_panes->addTab(m_metadata, tr("Metadata"));
+    int problems = 0;
+    for (const auto &d : m_checkpoint->diagnostics())
+        problems += d.isError();
+    for (const auto &shard : m_checkpoint->shards())
+        problems += shard ? static_cast<int>(shard->header().errorCount()) : 0;
+    m_panes->addTab(m_diagnostics, problems ? tr("Diagnostics (%1)").arg(problems) : tr("Diagnostics"));
+    m_histogram = new HistogramPane(m_checkpoint, m_panes);
+    m_panes->addTab(m_histogram, tr("Histogram"));
+    m_dirty.assign(static_cast<std::size_t>(m_panes->count()), true);
+    connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::updatePane);
+    connect(m_diagnostics, &DiagnosticsPane::offsetActivated, this, &CheckpointView::jumpToOffset);
+    connect(m_audit, &AuditView::tensorSelected, this, [this](const QString &name) { selectPath(name); });
+    connect(m_audit, &AuditView::closeRequested, this, [this] {
+        m_audit->cancel();
+        m_audit->hide();
+    });
+    connect(m_audit, &AuditView::finished, this, [this](bool ok) {
+        if (!ok)
+            return;
+        // The audit computed every histogram at the pane's bin count: going there is instant.
+        for (const AuditEntry &entry : m_audit->model()->result().entries) {
+            if (entry.readable)
+                m_histogram->cache().insert(m_checkpoint->tensors()[entry.tensor].info, m_audit->bins(), entry.analysis);
+        }
+        m_audit->selectTensor(selectedPath());
+    });
+    connect(m_layoutMap, &LayoutMapView::tensorClicked, this, [this](const TensorInfo *info) {
+        if (const QModelIndex index = m_model->indexOfTensor(info); index.isValid())
+            selectPath(m_model->fullPath(index));
+    });
+}
+
+void CheckpointView::onSelectionChanged()
+{
+    const QModelIndexList rows = m_tree->selectionModel()->selectedRows();
+    m_current = rows.isEmpty() ? QModelIndex() : m_proxy->mapToSource(rows.first());
+    if (const auto *tensor = selectedTensor())
+        m_shard = tensor->shard;
+    std::fill(m_dirty.begin(), m_dirty.end(), true);
+    updatePane(m_panes->currentIndex());
+    if (!m_audit->isHidden())
+        m_audit->selectTensor(selectedPath());
+}
+
+void CheckpointView::updatePane(int pane)
+{
+    if (pane < 0 || !m_dirty[static_cast<std::size_t>(pane)])
+        return;
+    m_dirty[static_cast<std::size_t>(pane)] = false;
+    const Checkpoint::Tensor *tensor = selectedTensor();
+    const auto file = m_checkpoint->shards().empty() ? nullptr : m_checkpoint->shards()[m_shard];
+    switch (pane) {
+    case OverviewTab:
+        if (tensor)
+            m_overview->showTensor(*m_checkpoint, *tensor);
+        else
+            m_overview->showGroup(
+                m_current.isValid() ? m_model->fullPath(m_current) : tr("%1 (whole model)").arg(m_title),
+                m_model->totals(m_current), m_model->dtypeBreakdown(m_current));
+        break;
+    case LayoutTab:
+        if (m_layoutFile != file.get()) {
+            m_layoutMap->setFile(file);
+            m_layoutFile = file.get();
+        }
+        m_layoutMap->setSelectedTensor(tensor ? tensor->info : nullptr);
+        break;
+    case HexTab:
+        if (m_hexFile != file.get()) {
+            m_hex->setFile(file);
+            m_hexFile = file.get();
+            m_hex->setStale(m_stale);
+        }
+        m_hex->setTensor(tensor ? tensor->info : nullptr);
+        break;
+    case MetadataTab:
+        m_metadata->showFile(*m_checkpoint, m_shard);
+        break;
+    case DiagnosticsTab:
+        m_diagnostics->setCheckpoint(*m_checkpoint);
+        // Findings do not depend on the selection: once is enough.
+        break;
+    case HistogramTab:
+        m_histogram->showTensor(tensor);
+        break;
+    default:
+        break;
+    }
+}
+
+void CheckpointView::jumpToOffset(quint64 offset, int shard, const QString &tensor)
+{
+    if (!tensor.isEmpty())
+        selectPath(tensor);
+    if (shard < 0)
+        return; // an offset in the index JSON, which the Hex pane does not show
+    m_shard = static_cast<std::size_t>(shard);
+    m_dirty[HexTab] = true;
+    setCurrentPane(HexTab);
+    m_hex->goToOffset(offset);
+}
+
+bool CheckpointView::selectPath(const QString &fullName)
+{
+    const QModelIndex source = m_model->indexOfPath(fullName);
+    QModelIndex index = m_proxy->mapFromSource(source);
+    if (!index.isValid() && source.isValid() && !m_filter->text().isEmpty()) {
+        m_filter->clear(); // hidden by the filter: show everything rather than fail
+        index = m_proxy->mapFromSource(source);
+    }
+    if (!index.isValid())
+        return false;
+    m_tree->setCurrentIndex(index); // selects too: the view is in single selection mode
+    m_tree->scrollTo(index);
+    return true;
+}
+
+QString CheckpointView::selectedPath() const
+{
+    return m_current.isValid() ? m_model->fullPath(m_current) : QString();
+}
+
+const Checkpoint::Tensor *CheckpointView::selectedTensor() const
+{
+    return m_model->tensorAt(m_current);
+}
+
+void CheckpointView::setCurrentPane(Pane pane)
+{
+    m_panes->setCurrentIndex(pane);
+}
+
+CheckpointView::Pane CheckpointView::currentPane() const
+{
+    return static_cast<Pane>(m_panes->currentIndex());
+}
+
+void CheckpointView::setStale(const QString &reason)
+{
+    m_stale = true;
+    m_hex->setStale(true);
+    m_histogram->setStale(true);
+    m_bar->showMessage(MessageBar::Kind::Warning,
+        tr("%1 What is shown is the file as it was when opened; its bytes are no longer read.").arg(reason));
+}
+
+void CheckpointView::startAudit()
+{
+    if (auto *split = qobject_cast<QSplitter *>(m_audit->parentWidget()); split && m_audit->isHidden()) {
+        m_audit->show();
+        const int height = split->height();
+        split->setSizes({ height * 11 / 20, height * 9 / 20 }); // room for a dozen rows
+    }
+    m_audit->start(m_histogram->bins());
+}
+
+void CheckpointView::computeSha256()
+{
+    auto *dialog = new Sha256Dialog(m_checkpoint, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("SHA-256 of %1").arg(m_title));
+    dialog->show();
+}
+
+void CheckpointView::copyName()
+{
+    const QString name = selectedPath();
+    if (!name.isEmpty())
+        QApplication::clipboard()->setText(name);
+}
+
+QString CheckpointView::path() const
+{
+    return toQString(m_checkpoint->path());
+}
+
+QStringList CheckpointView::watchedPaths() const
+{
+    QStringList paths { path() };
+    if (m_checkpoint->isSharded()) {
+        const QString folder = path().left(path().lastIndexOf(u'/') + 1);
+        for (const auto &name : m_checkpoint->shardNames()) {
+            if (isPlainShardName(name))
+                paths << folder + toQString(name);
+        }
+    }
+    paths.removeDuplicates();
+    return paths;
+}
+
+QString CheckpointView::summaryText() const
+{
+    const auto totals = m_model->totals({});
+    QStringList dtypes;
+    for (unsigned i = 0; i < kDTypeCount; ++i) {
+        if (totals.dtypeMask & (1u << i))
+            dtypes << toQString(dtypeName(static_cast<DType>(i)));
+    }
+    QString text = u"%1 · %2 · %3"_s.arg(countNoun(totals.tensors, tr("tensor"), tr("tensors")),
+        countNoun(totals.parameters, tr("parameter"), tr("parameters")),
+        sizeText(m_checkpoint->totalFileBytes()));
+    if (!dtypes.isEmpty())
+        text += u" · "_s + dtypes.join(u", "_s);
+    if (m_checkpoint->isSharded())
+        text += u" · "_s + countNoun(m_checkpoint->shards().size(), tr("shard"), tr("shards"));
+    return text;
+}
+
+QString CheckpointView::validityText() const
+{
+    const Diagnostic *error = m_checkpoint->firstError();
+    if (!error)
+        return tr("valid");
+    QString where;
+    for (std::size_t s = 0; s < m_checkpoint->shards().size() && m_checkpoint->isSharded(); ++s) {
+        if (m_checkpoint->shards()[s] && m_checkpoint->shards()[s]->header().verdict() == error)
+            where = tr(" in %1").arg(toQString(m_checkpoint->shardNames()[s]));
+    }
+    return tr("invalid: %1 at byte %2%3").arg(toQString(error->rule), countText(error->offset), where);
+}
+
+} // namespace stb

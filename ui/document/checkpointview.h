@@ -1,0 +1,121 @@
+#pragma once
+
+#include "core/io/checkpoint.h"
+
+#include <QPersistentModelIndex>
+#include <QWidget>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+class QComboBox;
+class QLineEdit;
+class QSplitter;
+class QTabWidget;
+class QToolButton;
+class QTreeView;
+
+namespace stb {
+
+class AuditView;
+class DiagnosticsPane;
+class HexPane;
+class HistogramPane;
+class LayoutMapView;
+class MessageBar;
+class MetadataPane;
+class OverviewPane;
+class TensorFilterModel;
+class TensorTreeModel;
+
+// One open checkpoint: the tensor tree with its filter on the left, the panes for the selection
+// on the right. Panes compute only when shown: a selection change updates the visible pane and
+// marks the others for an update when their tab is chosen.
+class CheckpointView : public QWidget {
+    Q_OBJECT
+public:
+    enum Pane { OverviewTab, LayoutTab, HexTab, MetadataTab, DiagnosticsTab, HistogramTab };
+
+    CheckpointView(
+        std::shared_ptr<const Checkpoint> checkpoint, const QString &title, QWidget *parent = nullptr);
+    ~CheckpointView() override;
+
+    const std::shared_ptr<const Checkpoint> &checkpoint() const { return m_checkpoint; }
+    QString title() const { return m_title; }
+    // The path opened (the index for a sharded model) and every file the view depends on.
+    QString path() const;
+    QStringList watchedPaths() const;
+
+    // Selects the tensor or group of that dotted name; false when there is none.
+    bool selectPath(const QString &fullName);
+    QString selectedPath() const;
+    const Checkpoint::Tensor *selectedTensor() const;
+    void setCurrentPane(Pane pane);
+    Pane currentPane() const;
+
+    // The file changed or vanished on disk: stop reading its bytes and offer a reload.
+    void setStale(const QString &reason);
+    bool isStale() const { return m_stale; }
+
+    // "7 tensors · 1,234 parameters · 2.4 KiB · BF16, F32" and "valid" / "invalid: RULE at byte N".
+    QString summaryText() const;
+    QString validityText() const;
+
+    QTreeView *treeView() const { return m_tree; }
+    QLineEdit *filterEdit() const { return m_filter; }
+    QTabWidget *paneTabs() const { return m_panes; }
+    OverviewPane *overviewPane() const { return m_overview; }
+    MetadataPane *metadataPane() const { return m_metadata; }
+    DiagnosticsPane *diagnosticsPane() const { return m_diagnostics; }
+    LayoutMapView *layoutMap() const { return m_layoutMap; }
+    HexPane *hexPane() const { return m_hex; }
+    HistogramPane *histogramPane() const { return m_histogram; }
+    AuditView *auditView() const { return m_audit; }
+
+    // Shows the audit panel under the document and scans the whole checkpoint in the background.
+    void startAudit();
+    // Opens a dialog computing each file's SHA-256 in the background.
+    void computeSha256();
+    MessageBar *messageBar() const { return m_bar; }
+
+signals:
+    void reloadRequested();
+
+private:
+    QWidget *createTreeSide();
+    void createPanes();
+    void onSelectionChanged();
+    void updatePane(int pane);
+    void jumpToOffset(quint64 offset, int shard, const QString &tensor);
+    void copyName();
+    std::size_t currentShard() const;
+
+    std::shared_ptr<const Checkpoint> m_checkpoint;
+    QString m_title;
+    bool m_stale = false;
+    QPersistentModelIndex m_current; // in m_model; invalid = the whole checkpoint
+    std::size_t m_shard = 0; // the shard whose bytes the file panes show
+
+    TensorTreeModel *m_model;
+    TensorFilterModel *m_proxy;
+    MessageBar *m_bar;
+    QSplitter *m_splitter;
+    QLineEdit *m_filter = nullptr;
+    QComboBox *m_filterMode = nullptr;
+    QToolButton *m_flat = nullptr;
+    QTreeView *m_tree = nullptr;
+    QTabWidget *m_panes = nullptr;
+    OverviewPane *m_overview = nullptr;
+    MetadataPane *m_metadata = nullptr;
+    DiagnosticsPane *m_diagnostics = nullptr;
+    LayoutMapView *m_layoutMap = nullptr;
+    HexPane *m_hex = nullptr;
+    HistogramPane *m_histogram = nullptr;
+    AuditView *m_audit = nullptr; // a panel under the tree and panes, hidden until an audit runs
+    const SafetensorsFile *m_layoutFile = nullptr; // what each file pane shows now
+    const SafetensorsFile *m_hexFile = nullptr;
+    std::vector<bool> m_dirty; // per pane: shown data is older than the selection
+};
+
+} // namespace stb

@@ -1,0 +1,157 @@
+#include "ui/document/metadatapane.h"
+
+#include "ui/common/qtformat.h"
+
+#include <QHeaderView>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "core/format/jsonreader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+
+using namespace Qt::StringLiterals;
+
+namespace stb {
+
+namespace {
+
+constexpr int kMaxDepth = 32; // deeper JSON is shown as text, not unfolded
+constexpr qsizetype kMaxTipChars = 4000; // tooltips of huge values stay readable
+
+QTreeWidgetItem *addItem(QTreeWidgetItem *parent, const QString &key, const QString &value)
+{
+    auto *item = new QTreeWidgetItem(parent, { key, value });
+    item->setToolTip(1, value.size() > kMaxTipChars ? value.left(kMaxTipChars) + u'…' : value);
+    return item;
+}
+
+// Unfolds objects and arrays into child items; scalars become their JSON text.
+void addJson(QTreeWidgetItem *parent, const QString &key, const nlohmann::json &value, int depth)
+{
+    if (!value.is_structured() || depth >= kMaxDepth) {
+        const QString text = value.is_string() ? QString::fromStdString(value.get<std::string>())
+                                               : QString::fromStdString(value.dump());
+        addItem(parent, key, text);
+        return;
+    }
+    const QString summary = value.is_object()
+        ? u"{%1}"_s.arg(countNoun(value.size(), QObject::tr("key"), QObject::tr("keys")))
+        : u"[%1]"_s.arg(countNoun(value.size(), QObject::tr("item"), QObject::tr("items")));
+    auto *item = addItem(parent, key, summary);
+    if (value.is_object()) {
+        for (const auto &[k, v] : value.items())
+            addJson(item, QString::fromStdString(k), v, depth + 1);
+    } else {
+        int index = 0;
+        for (const auto &v : value)
+            addJson(item, QString::number(index++), v, depth + 1);
+    }
+}
+
+} // namespace
+
+MetadataPane::MetadataPane(QWidget *parent)
+    : QWidget(parent)
+    , m_tree(new QTreeWidget(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_tree);
+    m_tree->setFrameShape(QFrame::NoFrame);
+    m_tree->setHeaderLabels({ tr("Key"), tr("Value") });
+    m_tree->setUniformRowHeights(true);
+    m_tree->setAlternatingRowColors(true);
+    m_tree->header()->setSectionResizeMode(0, QHeaderView::Interactive);
+    m_tree->header()->resizeSection(0, 260);
+}
+
+QTreeWidgetItem *MetadataPane::section(const QString &title)
+{
+    auto *item = new QTreeWidgetItem(m_tree, { title });
+    QFont font = item->font(0);
+    font.setBold(true);
+    item->setFont(0, font);
+    item->setFirstColumnSpanned(true);
+    item->setExpanded(true);
+    return item;
+}
+
+void MetadataPane::addValue(QTreeWidgetItem *parent, const QString &key, const std::string &value)
+{
+    // Values are strings by the format; many tools store JSON inside them (configs, quantisation).
+    // Only text our depth-limited reader accepts goes to nlohmann's parser, whose DOM would
+    // otherwise recurse through a value nested a million levels deep.
+    if (isJsonContainerText(value)) {
+        const auto json = nlohmann::json::parse(value, nullptr, false);
+        if (!json.is_discarded()) {
+            addJson(parent, key, json, 0);
+            return;
+        }
+    }
+    addItem(parent, key, toQString(value));
+}
+
+void MetadataPane::showFile(const Checkpoint &checkpoint, std::size_t shard)
+{
+    m_tree->clear();
+    const SafetensorsFile *file
+        = shard < checkpoint.shards().size() ? checkpoint.shards()[shard].get() : nullptr;
+
+    auto *fileSection = section(
+        checkpoint.isSharded() ? tr("Shard %1").arg(toQString(checkpoint.shardNames()[shard])) : tr("File"));
+    if (!file) {
+        addItem(fileSection, tr("Status"), tr("this shard could not be read"));
+    } else {
+        const Header &header = file->header();
+        addItem(fileSection, tr("Path"), toQString(file->path()));
+        addItem(fileSection, tr("File size"),
+            tr("%1 (%2 bytes)").arg(sizeText(header.fileSize), countText(header.fileSize)));
+        addItem(fileSection, tr("Header length"),
+            tr("%1 bytes (data starts at byte %2)")
+                .arg(countText(header.headerLength), countText(header.dataStart)));
+        addItem(fileSection, tr("Tensors"), countText(header.tensors.size()));
+        std::array<std::uint64_t, kDTypeCount> parameters {};
+        std::array<bool, kDTypeCount> present {};
+        std::uint64_t total = 0;
+        for (const auto &t : header.tensors) {
+            const auto count = t.elementCount().value_or(0);
+            parameters[static_cast<std::size_t>(t.dtype)] += count;
+            present[static_cast<std::size_t>(t.dtype)] = true;
+            total += count;
+        }
+        auto *byDType = addItem(fileSection, tr("Parameters"), countText(total));
+        for (std::size_t i = 0; i < kDTypeCount; ++i) {
+            if (present[i])
+                addItem(byDType, toQString(dtypeName(static_cast<DType>(i))), countText(parameters[i]));
+        }
+        byDType->setExpanded(true);
+
+        auto *metadata = section(u"__metadata__"_s);
+        if (!header.hasMetadata)
+            addItem(metadata, tr("(none)"), QString());
+        for (const auto &[key, value] : header.metadata)
+            addValue(metadata, toQString(key), value);
+
+        QList<QTreeWidgetItem *> warnings;
+        for (const auto &d : header.diagnostics) {
+            if (!d.isError())
+                warnings << new QTreeWidgetItem(QStringList { toQString(d.rule), toQString(d.message) });
+        }
+        if (!warnings.isEmpty())
+            section(tr("Warnings"))->addChildren(warnings);
+    }
+
+    if (const ShardIndex *index = checkpoint.index()) {
+        auto *indexSection = section(tr("Index"));
+        addItem(indexSection, tr("Path"), toQString(checkpoint.path()));
+        addItem(indexSection, tr("Shards"), countText(checkpoint.shards().size()));
+        addItem(indexSection, tr("Tensors listed"), countText(index->weightMap.size()));
+        for (const auto &[key, value] : index->metadata)
+            addValue(indexSection, toQString(key), value); // JSON text: objects unfold, strings show bare
+    }
+}
+
+} // namespace stb

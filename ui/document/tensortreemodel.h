@@ -1,0 +1,91 @@
+#pragma once
+
+#include "core/io/checkpoint.h"
+
+#include <QAbstractItemModel>
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace stb {
+
+// The tensors of a Checkpoint as a tree of their dotted names ("model.layers.3.mlp.up_proj.weight"
+// becomes model > layers > 3 > mlp > up_proj > weight), children in natural order (2 before 10),
+// or as a flat list of full names. Groups show the sums of everything below them. The model
+// holds the immutable checkpoint, so the names it points into live as long as it does.
+class TensorTreeModel : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    enum Column { NameColumn, DTypeColumn, ShapeColumn, ParametersColumn, SizeColumn, ColumnCount };
+    enum Role {
+        TensorIndexRole = Qt::UserRole + 1, // int: index into Checkpoint::tensors(), -1 for a group
+        TensorInfoRole, // const stb::TensorInfo *, nullptr for a group
+        IsGroupRole, // bool
+        FullPathRole, // QString: the dotted name of the tensor or group
+        SortRole, // a key that sorts the column's values correctly
+        ParametersRole, // qulonglong, summed for a group
+        BytesRole, // qulonglong, summed for a group
+    };
+
+    // Sums over a subtree. Parameters and bytes saturate at 2^64-1 (broken headers can claim more).
+    struct Totals {
+        std::uint64_t tensors = 0;
+        std::uint64_t parameters = 0;
+        std::uint64_t bytes = 0;
+        std::uint32_t dtypeMask = 0; // bit i set when DType(i) occurs
+    };
+    struct DTypeTotals {
+        DType dtype;
+        Totals totals;
+    };
+
+    explicit TensorTreeModel(QObject *parent = nullptr);
+
+    void setCheckpoint(std::shared_ptr<const Checkpoint> checkpoint);
+    const std::shared_ptr<const Checkpoint> &checkpoint() const { return m_checkpoint; }
+    void setFlat(bool flat);
+    bool isFlat() const { return m_flat; }
+
+    // nullptr for a group or an invalid index.
+    const Checkpoint::Tensor *tensorAt(const QModelIndex &index) const;
+    QModelIndex indexOfTensor(const TensorInfo *info) const;
+    // The tensor of that full name, else the group of that dotted path; invalid when neither.
+    QModelIndex indexOfPath(const QString &fullName) const;
+    QString fullPath(const QModelIndex &index) const;
+    // Sums below `index` (the whole checkpoint for an invalid index), and the same split by dtype.
+    Totals totals(const QModelIndex &index) const;
+    std::vector<DTypeTotals> dtypeBreakdown(const QModelIndex &index) const;
+
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
+    QModelIndex parent(const QModelIndex &child) const override;
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    bool hasChildren(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex &index) const override;
+
+private:
+    struct Node {
+        std::string_view name; // one segment, or the full name in flat mode
+        int parent = -1;
+        int row = 0;
+        int tensor = -1; // -1 for a group
+        std::vector<int> children;
+        Totals totals;
+    };
+
+    void build();
+    int nodeOf(const QModelIndex &index) const;
+    QVariant displayData(const Node &node, int column) const;
+    QVariant sortKey(const Node &node, int column) const;
+
+    std::shared_ptr<const Checkpoint> m_checkpoint;
+    std::vector<Node> m_nodes; // m_nodes[0] is the invisible root; a child's id exceeds its parent's
+    std::vector<int> m_nodeOfTensor;
+    bool m_flat = false;
+};
+
+} // namespace stb

@@ -1,0 +1,109 @@
+#pragma once
+
+#include "core/io/checkpoint.h"
+#include "ui/histogram/analysiscache.h"
+
+#include <QFutureWatcher>
+#include <QWidget>
+
+#include <array>
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QStackedWidget;
+
+namespace stb {
+
+class HistogramChart;
+
+// The Histogram tab: the selected tensor's values as a histogram, with their statistics beside
+// it. The scan runs off the GUI thread with progress, is cancelled when the selection moves on
+// (a stale result is dropped by generation) or the pane is hidden, and lands in a per-document
+// cache keyed by tensor and bin count, so coming back is instant.
+class HistogramPane : public QWidget {
+    Q_OBJECT
+public:
+    enum Statistic {
+        Elements,
+        NaNs,
+        PosInf,
+        NegInf,
+        Zeros,
+        Min,
+        Max,
+        Mean,
+        Std,
+        AbsMax,
+        Outliers,
+        Digest,
+        StatisticCount
+    };
+
+    explicit HistogramPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent = nullptr);
+    ~HistogramPane() override;
+
+    // The tensor to show (from the cache, else scanned now); nullptr for a group or nothing.
+    void showTensor(const Checkpoint::Tensor *tensor);
+    // The file changed on disk: show what is cached, scan nothing more.
+    void setStale(bool stale);
+
+    void setBins(unsigned bins);
+    unsigned bins() const;
+    void setLogarithmic(bool logarithmic);
+    bool isLogarithmic() const;
+
+    AnalysisCache &cache() { return m_cache; }
+    // What is on screen: nullptr while scanning or when there is nothing to show.
+    const TensorAnalysis *analysis() const { return m_shown ? &m_analysis : nullptr; }
+    bool isComputing() const { return m_computing; }
+    int jobsStarted() const { return m_jobsStarted; }
+    QString statisticText(Statistic statistic) const;
+    QString messageText() const;
+    HistogramChart *chart() const { return m_chart; }
+    QComboBox *binsBox() const { return m_bins; }
+    QCheckBox *logToggle() const { return m_log; }
+    QProgressBar *progressBar() const { return m_progress; }
+
+signals:
+    // A result is on screen (cached or just computed).
+    void analysisShown();
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
+private:
+    QWidget *createStatistics();
+    void refresh();
+    void startJob();
+    void cancelJob();
+    void showAnalysis(const TensorAnalysis &analysis);
+    void showMessage(const QString &text);
+
+    std::shared_ptr<const Checkpoint> m_checkpoint;
+    const Checkpoint::Tensor *m_tensor = nullptr;
+    AnalysisCache m_cache;
+    TensorAnalysis m_analysis;
+    bool m_shown = false;
+    bool m_computing = false;
+    bool m_resume = false; // a scan was cancelled by hiding the pane: restart it when shown
+    bool m_stale = false;
+    quint64 m_generation = 0; // results of older generations are stale
+    int m_jobsStarted = 0;
+    QList<QFutureWatcher<TensorAnalysis> *> m_jobs; // running, including cancelled ones
+
+    QLabel *m_title;
+    QComboBox *m_bins;
+    QCheckBox *m_log;
+    QProgressBar *m_progress;
+    QStackedWidget *m_stack;
+    QLabel *m_message;
+    HistogramChart *m_chart;
+    QLabel *m_note;
+    std::array<QLabel *, StatisticCount> m_values {};
+};
+
+} // namespace stb

@@ -1,0 +1,392 @@
+#include "ui/layoutmap/layoutmapview.h"
+
+#include "core/io/safetensorsfile.h"
+#include "ui/hex/bytedescription.h"
+#include "ui/layoutmap/layoutmapstyle.h"
+#include "ui/common/qtformat.h"
+
+#include <QFileInfo>
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace Qt::StringLiterals;
+
+namespace stb {
+
+namespace {
+
+using Kind = Extent::Kind;
+
+constexpr int kPad = 8;
+constexpr int kRowHeight = 26;
+constexpr int kRowGap = 6;
+constexpr int kSwatch = 12;
+
+struct LegendItem {
+    LayoutMapStyle style;
+    QString label;
+};
+
+std::vector<LegendItem> legendItems(const std::vector<Extent> &extents, bool selection)
+{
+    bool present[8] = {};
+    for (const Extent &e : extents)
+        present[int(e.kind)] = true;
+    std::vector<LegendItem> items;
+    for (int k = 0; k < 8; ++k) {
+        if (present[k])
+            items.push_back({ LayoutMapStyle::forKind(Kind(k), false), LayoutMapStyle::label(Kind(k)) });
+    }
+    if (selection)
+        items.push_back({ LayoutMapStyle::selected(), LayoutMapView::tr("Selected tensor") });
+    return items;
+}
+
+} // namespace
+
+LayoutMapView::LayoutMapView(QWidget *parent)
+    : QWidget(parent)
+{
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+LayoutMapView::~LayoutMapView() = default;
+
+void LayoutMapView::setFile(std::shared_ptr<const SafetensorsFile> file)
+{
+    m_file = std::move(file);
+    m_selected = -1;
+    m_extents.clear();
+    m_extentsReady = false;
+    m_layoutReady = false;
+    update();
+}
+
+void LayoutMapView::setSelectedTensor(const TensorInfo *tensor)
+{
+    std::ptrdiff_t index = -1;
+    if (m_file && tensor) {
+        const auto &tensors = m_file->header().tensors;
+        if (tensor >= tensors.data() && tensor < tensors.data() + tensors.size())
+            index = tensor - tensors.data();
+    }
+    if (index == m_selected)
+        return;
+    m_selected = index;
+    m_layoutReady = false; // the legend gains or loses its "selected" entry
+    update();
+}
+
+const TensorInfo *LayoutMapView::selectedTensor() const
+{
+    return m_selected >= 0 ? &m_file->header().tensors[std::size_t(m_selected)] : nullptr;
+}
+
+const std::vector<Extent> &LayoutMapView::extents() const
+{
+    if (!m_extentsReady) {
+        m_extents = m_file ? fileExtents(*m_file) : std::vector<Extent>();
+        m_extentsReady = true;
+    }
+    return m_extents;
+}
+
+void LayoutMapView::ensureLayout() const
+{
+    if (m_layoutReady)
+        return;
+    m_layoutReady = true;
+    const auto &all = extents();
+    Geometry &g = m_geometry;
+    const QFontMetrics metrics = fontMetrics();
+    g.left = kPad;
+    g.top = kPad + metrics.height() + 6;
+    g.width = std::max(1, width() - 2 * kPad);
+    g.rowHeight = kRowHeight;
+    g.rowGap = kRowGap;
+    // The legend flows over as many lines as it needs at this width.
+    int lines = 1, x = 0;
+    for (const auto &item : legendItems(all, m_selected >= 0)) {
+        const int w = kSwatch + 4 + metrics.horizontalAdvance(item.label) + 14;
+        if (x > 0 && x + w > g.width)
+            ++lines, x = 0;
+        x += w;
+    }
+    const int legendHeight = lines * (metrics.height() + 4);
+    const int band = height() - g.top - legendHeight - 2 * kPad;
+    g.rows = std::max(1, (band + kRowGap) / (kRowHeight + kRowGap));
+    g.legendTop = g.top + g.rows * (kRowHeight + kRowGap) - kRowGap + kPad;
+
+    const double total = double(g.rows) * g.width;
+    const auto count = double(all.size());
+    const double fileSize = m_file ? double(std::max<quint64>(m_file->header().fileSize, 1)) : 1;
+    const auto weight = [&](const Extent &e) {
+        return e.kind == Kind::Missing ? std::min(double(e.size()), fileSize) : double(e.size());
+    };
+    double weights = 0;
+    for (const Extent &e : all)
+        weights += weight(e);
+    const double floor = all.empty() ? 0 : std::min(kMinWidth, total / (2 * count));
+    const double share = total - floor * count;
+    m_starts.assign(all.size() + 1, 0.0);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const double part = weights > 0 ? weight(all[i]) / weights : 1.0 / count;
+        m_starts[i + 1] = m_starts[i] + floor + share * part;
+    }
+    if (!all.empty())
+        m_starts.back() = total; // no rounding gap at the end
+}
+
+QRect LayoutMapView::spanRect(qint64 from, qint64 to, int row) const
+{
+    const Geometry &g = m_geometry;
+    const qint64 rowStart = qint64(row) * g.width;
+    return QRect(
+        g.left + int(from - rowStart), g.top + row * (g.rowHeight + g.rowGap), int(to - from), g.rowHeight);
+}
+
+// Paints [begin, end) of the band, wrapped over rows, in the style of extent `index`; `merged`
+// marks a run of sub-pixel extents that `index` only represents (no label then).
+void LayoutMapView::paintSpan(
+    QPainter &painter, double begin, double end, std::size_t index, bool merged) const
+{
+    const Geometry &g = m_geometry;
+    const Extent &extent = m_extents[index];
+    const LayoutMapStyle style = LayoutMapStyle::forKind(extent.kind, index % 2 == 1);
+    const qint64 x0 = std::llround(begin);
+    const qint64 x1 = std::max(x0 + 1, std::llround(end));
+    const qint64 lastRow = std::min<qint64>((x1 - 1) / g.width, g.rows - 1);
+    for (qint64 row = x0 / g.width; row <= lastRow; ++row) {
+        const qint64 rowStart = row * g.width;
+        const QRect rect = spanRect(std::max(x0, rowStart), std::min(x1, rowStart + g.width), int(row));
+        style.paint(painter, rect);
+        if (extent.kind == Kind::Missing) {
+            painter.setPen(QPen(style.patternColor, 1, Qt::DashLine));
+            painter.drawRect(rect.adjusted(0, 0, -1, -1));
+        }
+        if (!merged)
+            paintLabel(painter, rect, index, style.fill);
+    }
+}
+
+// The extent's name inside its rectangle when there is room for a few characters. A dotted
+// tensor name loses whole leading components first ("…3.mlp.up_proj.weight"): its tail tells
+// siblings apart, its head is the same for every tensor of the model.
+void LayoutMapView::paintLabel(
+    QPainter &painter, const QRect &rect, std::size_t index, const QColor &background) const
+{
+    if (rect.width() < 48)
+        return;
+    const Extent &extent = m_extents[index];
+    const QFontMetrics metrics = painter.fontMetrics();
+    const int room = rect.width() - 8;
+    QString label = extent.tensor >= 0 && extent.kind != Kind::Overlap
+        ? toQString(m_file->header().tensors[std::size_t(extent.tensor)].name)
+        : LayoutMapStyle::label(extent.kind);
+    for (qsizetype dot = label.indexOf(u'.'); metrics.horizontalAdvance(label) > room && dot >= 0;
+         dot = label.indexOf(u'.', 1))
+        label = u'…' + label.mid(dot + 1);
+    label = metrics.elidedText(label, Qt::ElideRight, room);
+    painter.setPen(background.lightnessF() > 0.6 ? QColor(0x20, 0x20, 0x20) : QColor(Qt::white));
+    painter.drawText(rect.adjusted(4, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
+}
+
+void LayoutMapView::paintEvent(QPaintEvent *)
+{
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().window());
+    if (!m_file) {
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        painter.drawText(rect(), Qt::AlignCenter, tr("No file"));
+        return;
+    }
+    ensureLayout();
+    const Geometry &g = m_geometry;
+    painter.setPen(palette().color(QPalette::WindowText));
+    painter.drawText(QRect(kPad, kPad, width() - 2 * kPad, fontMetrics().height()), Qt::AlignLeft,
+        fontMetrics().elidedText(captionText(), Qt::ElideRight, width() - 2 * kPad));
+    for (int row = 0; row < g.rows; ++row)
+        painter.fillRect(spanRect(qint64(row) * g.width, qint64(row + 1) * g.width, row), palette().base());
+
+    // Extents of a pixel or more are painted as they are; runs of narrower ones become one
+    // rectangle in the colour of the most alarming kind among them.
+    constexpr std::size_t kNone = std::size_t(-1);
+    std::size_t pending = kNone;
+    double pendingBegin = 0;
+    for (std::size_t i = 0; i < m_extents.size(); ++i) {
+        const double a = m_starts[i], b = m_starts[i + 1];
+        if (b - a >= 1) {
+            if (pending != kNone)
+                paintSpan(painter, pendingBegin, a, pending, true);
+            pending = kNone;
+            paintSpan(painter, a, b, i, false);
+            continue;
+        }
+        if (pending == kNone)
+            pending = i, pendingBegin = a;
+        else if (LayoutMapStyle::priority(m_extents[i].kind)
+            > LayoutMapStyle::priority(m_extents[pending].kind))
+            pending = i;
+        if (b - pendingBegin >= 1) {
+            paintSpan(painter, pendingBegin, b, pending, true);
+            pending = kNone;
+        }
+    }
+    if (pending != kNone)
+        paintSpan(painter, pendingBegin, m_starts.back(), pending, true);
+
+    // The selection on top, at least 3 px wide so a tiny tensor still shows where it is.
+    if (m_selected >= 0) {
+        for (std::size_t i = 0; i < m_extents.size(); ++i) {
+            const Extent &e = m_extents[i];
+            if (e.tensor != m_selected && e.otherTensor != m_selected)
+                continue;
+            double a = m_starts[i], b = m_starts[i + 1];
+            if (b - a < 3)
+                a = (a + b) / 2 - 1.5, b = a + 3;
+            const qint64 x0 = std::llround(std::max(a, 0.0)), x1 = std::llround(b);
+            for (qint64 row = x0 / g.width; row <= std::min<qint64>((x1 - 1) / g.width, g.rows - 1); ++row) {
+                const qint64 rowStart = row * g.width;
+                const QRect rect
+                    = spanRect(std::max(x0, rowStart), std::min(x1, rowStart + g.width), int(row));
+                const QColor colour = e.kind == Kind::Tensor ? LayoutMapStyle::selected().fill
+                                                             : LayoutMapStyle::selected().fill.darker(130);
+                painter.fillRect(rect, colour);
+                painter.setPen(QPen(QColor(0x40, 0x20, 0x00), 1));
+                painter.drawRect(rect.adjusted(0, 0, -1, -1));
+                paintLabel(painter, rect, i, colour);
+            }
+        }
+    }
+    paintLegend(painter);
+}
+
+void LayoutMapView::paintLegend(QPainter &painter) const
+{
+    const QFontMetrics metrics = fontMetrics();
+    const int lineHeight = metrics.height() + 4;
+    int x = 0, y = m_geometry.legendTop;
+    for (const auto &item : legendItems(m_extents, m_selected >= 0)) {
+        const int w = kSwatch + 4 + metrics.horizontalAdvance(item.label) + 14;
+        if (x > 0 && x + w > m_geometry.width)
+            x = 0, y += lineHeight;
+        const QRect swatch(kPad + x, y + (metrics.height() - kSwatch) / 2, kSwatch, kSwatch);
+        item.style.paint(painter, swatch);
+        painter.setPen(palette().color(QPalette::Mid));
+        painter.drawRect(swatch.adjusted(0, 0, -1, -1));
+        painter.setPen(palette().color(QPalette::WindowText));
+        painter.drawText(QPoint(kPad + x + kSwatch + 4, y + metrics.ascent()), item.label);
+        x += w;
+    }
+}
+
+QString LayoutMapView::captionText() const
+{
+    const Header &header = m_file->header();
+    int holes = 0, overlaps = 0, missing = 0;
+    for (const Extent &e : m_extents) {
+        holes += e.kind == Kind::Hole;
+        overlaps += e.kind == Kind::Overlap;
+        missing += e.kind == Kind::Missing;
+    }
+    QString text
+        = tr("%1 — %2: header %3, %4 tensors")
+              .arg(QFileInfo(QString::fromStdString(m_file->path())).fileName(), sizeText(header.fileSize),
+                  sizeText(header.dataStart), countText(header.tensors.size()));
+    if (holes)
+        text += holes == 1 ? tr(", 1 hole") : tr(", %1 holes").arg(holes);
+    if (overlaps)
+        text += overlaps == 1 ? tr(", 1 overlap") : tr(", %1 overlaps").arg(overlaps);
+    if (missing)
+        text += tr(", bytes missing past the end");
+    return text;
+}
+
+std::optional<std::size_t> LayoutMapView::extentIndexAt(QPoint pos) const
+{
+    if (!m_file || extents().empty())
+        return std::nullopt;
+    ensureLayout();
+    const Geometry &g = m_geometry;
+    const int y = pos.y() - g.top, x = pos.x() - g.left;
+    const int pitch = g.rowHeight + g.rowGap;
+    if (y < 0 || x < 0 || x >= g.width || y / pitch >= g.rows || y % pitch >= g.rowHeight)
+        return std::nullopt;
+    // The centre of the pixel, as painting rounds extent edges to the nearest pixel boundary.
+    const double along = double(y / pitch) * g.width + x + 0.5;
+    if (along >= m_starts.back())
+        return std::nullopt;
+    const auto it = std::upper_bound(m_starts.begin(), m_starts.end() - 1, along);
+    return std::size_t(std::max<std::ptrdiff_t>(0, it - m_starts.begin() - 1));
+}
+
+QRect LayoutMapView::extentRect(std::size_t index) const
+{
+    if (index >= extents().size())
+        return {};
+    ensureLayout();
+    const qint64 x0 = std::llround(m_starts[index]);
+    const qint64 x1 = std::max(x0 + 1, std::llround(m_starts[index + 1]));
+    const qint64 row = std::min<qint64>(x0 / m_geometry.width, m_geometry.rows - 1);
+    return spanRect(x0, std::min(x1, (row + 1) * m_geometry.width), int(row));
+}
+
+QString LayoutMapView::extentToolTip(std::size_t index) const
+{
+    return index < extents().size() ? describeExtent(m_file->header(), m_extents[index]) : QString();
+}
+
+bool LayoutMapView::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        if (const auto index = extentIndexAt(help->pos()))
+            QToolTip::showText(help->globalPos(), extentToolTip(*index), this);
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void LayoutMapView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    m_layoutReady = false;
+}
+
+void LayoutMapView::mousePressEvent(QMouseEvent *event)
+{
+    const auto index
+        = event->button() == Qt::LeftButton ? extentIndexAt(event->position().toPoint()) : std::nullopt;
+    if (!index || m_extents[*index].tensor < 0)
+        return QWidget::mousePressEvent(event);
+    const TensorInfo *tensor = &m_file->header().tensors[std::size_t(m_extents[*index].tensor)];
+    setSelectedTensor(tensor);
+    emit tensorClicked(tensor);
+}
+
+void LayoutMapView::mouseMoveEvent(QMouseEvent *event)
+{
+    const auto index = extentIndexAt(event->position().toPoint());
+    setCursor(index && m_extents[*index].tensor >= 0 ? Qt::PointingHandCursor : Qt::ArrowCursor);
+    QWidget::mouseMoveEvent(event);
+}
+
+QSize LayoutMapView::sizeHint() const
+{
+    return { 640, 2 * kPad + 3 * fontMetrics().height() + 3 * (kRowHeight + kRowGap) + 16 };
+}
+
+QSize LayoutMapView::minimumSizeHint() const
+{
+    return { 200, 2 * kPad + 2 * fontMetrics().height() + kRowHeight + 16 };
+}
+
+} // namespace stb

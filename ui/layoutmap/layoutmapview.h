@@ -1,0 +1,86 @@
+#pragma once
+
+#include "core/io/fileextents.h"
+
+#include <QWidget>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace stb {
+
+class SafetensorsFile;
+struct TensorInfo;
+
+// A painted map of a whole file in file order (core fileExtents): the length prefix, the header
+// and its padding, every tensor, and the holes, overlaps, trailing and missing bytes of broken
+// files, as a band wrapped over as many rows as the height allows, with a legend. Hovering
+// names an extent; clicking a tensor's extent emits tensorClicked.
+//
+// Scale: every extent gets a floor of kMinWidth pixels plus a share of the remaining pixels
+// proportional to its bytes, so a 4-byte tensor next to a 1 GiB one stays visible and large
+// tensors keep their relative sizes. With so many extents that the floors would take more than
+// half the band, the floor shrinks below a pixel and runs of neighbours narrower than a pixel
+// are painted as one (problems win the colour), keeping a paint O(extents) with few rectangles.
+// Bytes claimed past the end of the file weigh at most the file's size, so an absurd length in
+// a broken header cannot squeeze the real file to nothing.
+class LayoutMapView : public QWidget {
+    Q_OBJECT
+
+public:
+    static constexpr double kMinWidth = 4;
+
+    explicit LayoutMapView(QWidget *parent = nullptr);
+    ~LayoutMapView() override;
+
+    // nullptr clears. The view keeps the file alive.
+    void setFile(std::shared_ptr<const SafetensorsFile> file);
+    // Highlights every extent of the tensor (a pointer into the current file's header).
+    void setSelectedTensor(const TensorInfo *tensor);
+    const TensorInfo *selectedTensor() const;
+
+    // The extents shown (computed on first use).
+    const std::vector<Extent> &extents() const;
+    // The extent painted at `pos` (widget coordinates), if any.
+    std::optional<std::size_t> extentIndexAt(QPoint pos) const;
+    // Where the extent's first pixels are painted (its piece on the first row it touches).
+    QRect extentRect(std::size_t index) const;
+    QString extentToolTip(std::size_t index) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+signals:
+    void tensorClicked(const stb::TensorInfo *tensor);
+
+protected:
+    bool event(QEvent *event) override;
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+
+private:
+    struct Geometry {
+        int left = 0, top = 0, width = 1, rows = 1, rowHeight = 1, rowGap = 1;
+        int legendTop = 0;
+    };
+    void ensureLayout() const;
+    QRect spanRect(qint64 from, qint64 to, int row) const;
+    void paintSpan(QPainter &painter, double begin, double end, std::size_t extent, bool merged) const;
+    void paintLabel(QPainter &painter, const QRect &rect, std::size_t index, const QColor &background) const;
+    void paintLegend(QPainter &painter) const;
+    QString captionText() const;
+
+    std::shared_ptr<const SafetensorsFile> m_file;
+    std::ptrdiff_t m_selected = -1;
+    mutable std::vector<Extent> m_extents;
+    mutable bool m_extentsReady = false;
+    mutable std::vector<double> m_starts; // pixel position of each extent along the band, then the end
+    mutable Geometry m_geometry;
+    mutable bool m_layoutReady = false;
+};
+
+} // namespace stb

@@ -1,0 +1,234 @@
+#include "ui/shell/documentarea.h"
+
+#include "ui/document/checkpointview.h"
+#include "ui/shell/filewatcher.h"
+
+#include <QFileInfo>
+#include <QLabel>
+#include <QStackedLayout>
+#include <QStyle>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace stb {
+
+namespace {
+
+const char *const kErrorPathProperty = "stbErrorPath";
+
+QString titleOf(const QString &path)
+{
+    return QFileInfo(path).fileName();
+}
+
+} // namespace
+
+DocumentArea::DocumentArea(QWidget *parent)
+    : QWidget(parent)
+    , m_stack(new QStackedLayout(this))
+    , m_emptyPage(
+          new QLabel(tr("Open a .safetensors file or a model.safetensors.index.json with File › Open, "
+                        "or drop one here."),
+              this))
+    , m_tabs(new QTabWidget(this))
+    , m_watcher(new FileWatcher(this))
+{
+    auto *empty = static_cast<QLabel *>(m_emptyPage);
+    empty->setAlignment(Qt::AlignCenter);
+    empty->setWordWrap(true);
+    empty->setEnabled(false);
+    m_stack->addWidget(m_emptyPage);
+    m_stack->addWidget(m_tabs);
+    m_tabs->setTabsClosable(true);
+    m_tabs->setMovable(true);
+    m_tabs->setDocumentMode(true);
+    m_tabs->setElideMode(Qt::ElideMiddle);
+    connect(m_tabs, &QTabWidget::tabCloseRequested, this, &DocumentArea::closeTab);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &DocumentArea::currentDocumentChanged);
+    connect(m_watcher, &FileWatcher::pathsChanged, this, &DocumentArea::onPathsChanged);
+    updateEmptyState();
+}
+
+CheckpointView *DocumentArea::createView(const QString &path, const QString &title, QString *error)
+{
+    std::string reason;
+    auto checkpoint = Checkpoint::open(QFile::encodeName(path).toStdString(), reason);
+    if (!checkpoint) {
+        if (error)
+            *error = QString::fromLocal8Bit(reason.c_str());
+        return nullptr;
+    }
+    auto *view = new CheckpointView(std::move(checkpoint), title, m_tabs);
+    connect(view, &CheckpointView::reloadRequested, this, [this, view] { reload(view); });
+    for (const QString &watched : view->watchedPaths())
+        m_watcher->addPath(watched);
+    return view;
+}
+
+bool DocumentArea::openFile(const QString &path, const QString &title, QString *error)
+{
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        const auto *view = viewAt(i);
+        if ((view && view->path() == absolute)
+            || m_tabs->widget(i)->property(kErrorPathProperty).toString() == absolute) {
+            if (!view)
+                closeTab(i); // a failed attempt: try again below
+            else {
+                m_tabs->setCurrentIndex(i);
+                return true;
+            }
+            break;
+        }
+    }
+    const QString name = title.isEmpty() ? titleOf(absolute) : title;
+    QString reason;
+    auto *view = createView(absolute, name, &reason);
+    if (!view) {
+        showError(absolute, name, reason);
+        if (error)
+            *error = reason;
+        return false;
+    }
+    const int index = m_tabs->addTab(view, name);
+    m_tabs->setTabToolTip(index, absolute);
+    if (!view->checkpoint()->valid())
+        m_tabs->setTabIcon(index, style()->standardIcon(QStyle::SP_MessageBoxWarning));
+    m_tabs->setCurrentIndex(index);
+    view->treeView()->setFocus();
+    updateEmptyState();
+    emit fileOpened(absolute);
+    return true;
+}
+
+void DocumentArea::showError(const QString &path, const QString &title, const QString &error)
+{
+    auto *page = new QWidget(m_tabs);
+    page->setProperty(kErrorPathProperty, path);
+    auto *layout = new QVBoxLayout(page);
+    auto *icon = new QLabel(page);
+    icon->setPixmap(style()->standardIcon(QStyle::SP_MessageBoxCritical).pixmap(48, 48));
+    icon->setAlignment(Qt::AlignCenter);
+    auto *text = new QLabel(
+        u"<p><b>%1</b></p><p>%2</p><p>%3</p>"_s.arg(
+            tr("This file cannot be opened.").toHtmlEscaped(), path.toHtmlEscaped(), error.toHtmlEscaped()),
+        page);
+    text->setObjectName(u"errorText"_s);
+    text->setAlignment(Qt::AlignCenter);
+    text->setWordWrap(true);
+    text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addStretch();
+    layout->addWidget(icon);
+    layout->addWidget(text);
+    layout->addStretch();
+    const int index = m_tabs->addTab(page, style()->standardIcon(QStyle::SP_MessageBoxCritical), title);
+    m_tabs->setTabToolTip(index, path);
+    m_tabs->setCurrentIndex(index);
+    updateEmptyState();
+    emit statusMessage(tr("Cannot open %1: %2").arg(path, error));
+}
+
+void DocumentArea::closeTab(int index)
+{
+    QWidget *page = m_tabs->widget(index);
+    if (!page)
+        return;
+    if (auto *view = qobject_cast<CheckpointView *>(page)) {
+        for (const QString &watched : view->watchedPaths())
+            m_watcher->removePath(watched);
+    }
+    m_tabs->removeTab(index);
+    delete page; // drops the checkpoint, and with it the mappings
+    updateEmptyState();
+}
+
+void DocumentArea::closeCurrentTab()
+{
+    closeTab(m_tabs->currentIndex());
+}
+
+void DocumentArea::reload(CheckpointView *old)
+{
+    const int index = m_tabs->indexOf(old);
+    if (index < 0)
+        return;
+    QString reason;
+    auto *view = createView(old->path(), old->title(), &reason);
+    if (!view) {
+        markStale(index, tr("The file cannot be read any more (%1).").arg(reason));
+        emit statusMessage(tr("Cannot reload %1: %2").arg(old->path(), reason));
+        return;
+    }
+    const QString selected = old->selectedPath();
+    const auto pane = old->currentPane();
+    const bool current = m_tabs->currentIndex() == index;
+    for (const QString &watched : old->watchedPaths())
+        m_watcher->removePath(watched);
+    m_tabs->removeTab(index);
+    old->deleteLater();
+    m_tabs->insertTab(index, view, view->title());
+    m_tabs->setTabToolTip(index, view->path());
+    m_tabs->setTabIcon(
+        index, view->checkpoint()->valid() ? QIcon() : style()->standardIcon(QStyle::SP_MessageBoxWarning));
+    if (!selected.isEmpty())
+        view->selectPath(selected);
+    view->setCurrentPane(view->checkpoint()->valid() ? pane : CheckpointView::DiagnosticsTab);
+    if (current)
+        m_tabs->setCurrentIndex(index);
+    emit currentDocumentChanged();
+    emit statusMessage(tr("Reloaded %1").arg(view->path()));
+}
+
+// The view's bar says why and offers Reload; the tab says so too, for tabs not in front.
+void DocumentArea::markStale(int index, const QString &reason)
+{
+    auto *view = viewAt(index);
+    if (!view)
+        return;
+    view->setStale(reason);
+    m_tabs->setTabIcon(index, style()->standardIcon(QStyle::SP_BrowserReload));
+    m_tabs->setTabToolTip(index, view->path() + u'\n' + reason);
+}
+
+void DocumentArea::onPathsChanged(const QStringList &paths)
+{
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        auto *view = viewAt(i);
+        if (!view)
+            continue;
+        for (const QString &path : paths) {
+            if (view->watchedPaths().contains(path)) {
+                markStale(i, QFileInfo::exists(path) ? tr("%1 changed on disk.").arg(titleOf(path))
+                                                     : tr("%1 was deleted or moved.").arg(titleOf(path)));
+                emit currentDocumentChanged();
+                break;
+            }
+        }
+    }
+}
+
+CheckpointView *DocumentArea::currentView() const
+{
+    return qobject_cast<CheckpointView *>(m_tabs->currentWidget());
+}
+
+CheckpointView *DocumentArea::viewAt(int index) const
+{
+    return qobject_cast<CheckpointView *>(m_tabs->widget(index));
+}
+
+int DocumentArea::count() const
+{
+    return m_tabs->count();
+}
+
+void DocumentArea::updateEmptyState()
+{
+    m_stack->setCurrentWidget(m_tabs->count() ? static_cast<QWidget *>(m_tabs) : m_emptyPage);
+}
+
+} // namespace stb

@@ -1,0 +1,200 @@
+#include "ui/shell/mainwindow.h"
+
+#include "ui/document/checkpointview.h"
+#include "ui/compare/comparewindow.h"
+#include "ui/shell/documentarea.h"
+#include "ui/shell/recentfiles.h"
+#include "ui/shell/samplefile.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+
+using namespace Qt::StringLiterals;
+
+namespace stb {
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent)
+    , m_documents(new DocumentArea(this))
+    , m_summary(new QLabel(this))
+    , m_validity(new QLabel(this))
+{
+    setWindowTitle(QApplication::applicationDisplayName());
+    setCentralWidget(m_documents);
+    setAcceptDrops(true);
+    createMenus();
+    statusBar()->addPermanentWidget(m_summary);
+    statusBar()->addPermanentWidget(m_validity);
+    m_validity->setTextFormat(Qt::RichText);
+
+    connect(m_documents, &DocumentArea::currentDocumentChanged, this, &MainWindow::updateStatus);
+    connect(m_documents, &DocumentArea::fileOpened, m_recent, &RecentFiles::add);
+    connect(m_documents, &DocumentArea::statusMessage, this,
+        [this](const QString &text) { statusBar()->showMessage(text, 10'000); });
+
+    resize(1200, 760); // without a saved geometry (and without a window manager under Xvfb)
+    restoreGeometry(QSettings().value(u"mainWindow/geometry"_s).toByteArray());
+    updateStatus();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
+    open->setShortcut(QKeySequence::Open);
+    m_recent = new RecentFiles(file->addMenu(tr("Open &Recent")), this);
+    connect(
+        m_recent, &RecentFiles::openRequested, this, [this](const QString &path) { openFiles({ path }); });
+    file->addAction(tr("Open &Sample Model"), this, &MainWindow::openSample);
+    // The current tab's checkpoint against a chosen file, in a window of its own.
+    file->addAction(tr("Compare &With…"), this, [this] {
+        const auto *view = m_documents->currentView();
+        if (!view) {
+            statusBar()->showMessage(tr("Open a checkpoint first, then compare it with another."), 10'000);
+            return;
+        }
+        const QString path = QFileDialog::getOpenFileName(this, tr("Compare %1 With").arg(view->title()),
+            QFileInfo(view->path()).absolutePath(),
+            tr("Safetensors checkpoints (*.safetensors *.index.json);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        auto *compare = new CompareWindow;
+        compare->setAttribute(Qt::WA_DeleteOnClose);
+        compare->openFiles(view->path(), path);
+        compare->show();
+        compare->activateWindow();
+    });
+    file->addSeparator();
+    QAction *close = file->addAction(tr("&Close Tab"), m_documents, &DocumentArea::closeCurrentTab);
+    close->setShortcut(QKeySequence::Close);
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+    quit->setMenuRole(QAction::QuitRole);
+
+    QMenu *tools = menuBar()->addMenu(tr("&Tools"));
+    QAction *audit = tools->addAction(tr("&Audit Checkpoint…"), this, [this] {
+        if (auto *view = m_documents->currentView())
+            view->startAudit();
+    });
+    audit->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_A));
+    QAction *sha256 = tools->addAction(tr("Compute &SHA-256…"), this, [this] {
+        if (auto *view = m_documents->currentView())
+            view->computeSha256();
+    });
+    for (QAction *action : { audit, sha256 }) {
+        action->setEnabled(false);
+        connect(m_documents, &DocumentArea::currentDocumentChanged, action,
+            [this, action] { action->setEnabled(m_documents->currentView() != nullptr); });
+    }
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Safetensors Browser"), this, &MainWindow::showAbout);
+}
+
+bool MainWindow::openFiles(const QStringList &paths)
+{
+    bool ok = true;
+    for (const QString &path : paths)
+        ok = m_documents->openFile(path) && ok;
+    return ok;
+}
+
+bool MainWindow::openSample()
+{
+    QString error;
+    const QString path = samplePath(&error);
+    if (path.isEmpty()) {
+        statusBar()->showMessage(tr("Cannot open the sample model: %1").arg(error));
+        return false;
+    }
+    return m_documents->openFile(path, u"sample.safetensors"_s);
+}
+
+void MainWindow::openDialog()
+{
+    const QString folder = QSettings().value(u"mainWindow/lastFolder"_s).toString();
+    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open Checkpoint"), folder,
+        tr("Safetensors checkpoints (*.safetensors *.index.json);;All files (*)"));
+    if (paths.isEmpty())
+        return;
+    QSettings().setValue(u"mainWindow/lastFolder"_s, QFileInfo(paths.first()).absolutePath());
+    // A file that cannot be opened gets a tab saying why, like one given on the command line.
+    openFiles(paths);
+}
+
+void MainWindow::updateStatus()
+{
+    const CheckpointView *view = m_documents->currentView();
+    m_summary->setText(view ? view->summaryText() : QString());
+    if (!view) {
+        m_validity->clear();
+        setWindowTitle(QApplication::applicationDisplayName());
+        return;
+    }
+    const bool valid = view->checkpoint()->valid();
+    QString validity = u"<span style='color:%1'><b>%2</b></span>"_s.arg(
+        valid ? u"#1e8449"_s : u"#c0392b"_s, view->validityText().toHtmlEscaped());
+    if (view->isStale())
+        validity += u" · <span style='color:#b9770e'>%1</span>"_s.arg(tr("changed on disk"));
+    m_validity->setText(validity);
+    setWindowTitle(view->title());
+}
+
+QString MainWindow::summaryText() const
+{
+    return m_summary->text();
+}
+
+QString MainWindow::validityText() const
+{
+    const auto *view = m_documents->currentView();
+    return view ? view->validityText() : QString();
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About Safetensors Browser"),
+        tr("<p><b>Safetensors Browser</b> %1</p><p>Look inside .safetensors model checkpoints: "
+           "every tensor, where its bytes sit, and whether the file is valid.</p>"
+           "<p>License: GPL-3.0-or-later.</p>")
+            .arg(QApplication::applicationVersion()));
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    QSettings().setValue(u"mainWindow/geometry"_s, saveGeometry());
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    QStringList paths;
+    for (const QUrl &url : event->mimeData()->urls()) {
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    }
+    if (paths.isEmpty())
+        return;
+    event->acceptProposedAction();
+    openFiles(paths);
+    activateWindow();
+}
+
+} // namespace stb
