@@ -1,17 +1,31 @@
-#include "commands.h"
+#include "command.h"
 #include "texttable.h"
 
 #include "core/audit/auditreport.h"
 #include "core/io/checkpoint.h"
 #include "core/text/textformat.h"
 
+#include <cmath>
 #include <cstdio>
 #include <unistd.h>
 
 namespace stb::inspect {
 
-int runAudit(const std::string &path, const Options &options)
+namespace {
+
+const OptionSpec kAuditOptions[] = {
+    kJsonOption,
+    {"bins", "N", "Histogram bins in the JSON output, 1 to 100000.", "10"},
+};
+
+int runAudit(const Invocation &invocation)
 {
+    const std::string &path = invocation.files().front();
+    double bins = 10;
+    if (!invocation.number("bins", 1, 100000, "a number from 1 to 100000", bins))
+        return Usage;
+    if (bins != std::floor(bins))
+        return usageError(invocation.command(), "--bins takes a whole number from 1 to 100000");
     std::string error;
     const auto checkpoint = Checkpoint::open(path, error);
     if (!checkpoint) {
@@ -27,7 +41,7 @@ int runAudit(const std::string &path, const Options &options)
     int lastPercent = -1;
     AnalysisOptions analysis;
     analysis.digest = false; // not printed; duplicates are found without one per tensor
-    analysis.bins = options.bins;
+    analysis.bins = static_cast<unsigned>(bins);
     const auto audit = auditCheckpoint(*checkpoint, analysis, nullptr, [&](std::uint64_t done, std::uint64_t total) {
         const int percent = total ? static_cast<int>(100 * done / total) : 100;
         if (showProgress && percent != lastPercent) {
@@ -42,7 +56,7 @@ int runAudit(const std::string &path, const Options &options)
         return Usage;
     }
     const bool nonFinite = audit->summary.withNan || audit->summary.withInf;
-    if (options.json) {
+    if (invocation.isSet(kJsonOption.name)) {
         const std::string json = auditJson(*checkpoint, *audit).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         std::printf("%s\n", json.c_str());
         return nonFinite ? Findings : Ok;
@@ -69,5 +83,23 @@ int runAudit(const std::string &path, const Options &options)
                 formatBytes(audit->summary.bytes).c_str());
     return nonFinite ? Findings : Ok;
 }
+
+} // namespace
+
+extern const Command kAuditCommand{
+    .name = "audit",
+    .operands = "FILE",
+    .minFiles = 1,
+    .maxFiles = 1,
+    .summary = "statistics of every tensor; flags NaN, Inf, all-zero, constant, outliers\n"
+               "                  (> 6 std) and duplicates; exit 1 on NaN or Inf",
+    .help = "Reads every tensor's values and prints their minimum, maximum, mean, standard deviation and\n"
+            "counts of NaN, infinities and zeros, with flags: nan, inf, all_zero, constant, outlier:N\n"
+            "(N values beyond 6 standard deviations), duplicate (the same bytes as another tensor) and\n"
+            "unreadable. An invalid file is audited as far as it can be read.\n\n"
+            "Exit status: 0 no NaN or Inf, 1 some tensor holds NaN or Inf, 2 usage error or unreadable.",
+    .options = kAuditOptions,
+    .run = runAudit,
+};
 
 } // namespace stb::inspect

@@ -1,4 +1,4 @@
-#include "commands.h"
+#include "command.h"
 
 #include "core/io/checkpoint.h"
 #include "core/text/textformat.h"
@@ -23,18 +23,17 @@ std::string verdictLine(const std::string &file, const Diagnostic *error, std::s
 
 void printLine(const std::string &line) { std::printf("%s\n", line.c_str()); }
 
-} // namespace
-
-int runCheck(const std::vector<std::string> &paths, const Options &options)
+int runCheck(const Invocation &invocation)
 {
+    const bool asJson = invocation.isSet(kJsonOption.name);
     bool anyInvalid = false;
     bool anyUnreadable = false;
-    for (const auto &path : paths) {
+    for (const auto &path : invocation.files()) {
         std::string error;
         const auto checkpoint = Checkpoint::open(path, error);
         if (!checkpoint) {
             anyUnreadable = true;
-            if (options.json)
+            if (asJson)
                 printLine(Json({{"file", path},
                                           {"valid", false},
                                           {"error",
@@ -50,7 +49,7 @@ int runCheck(const std::vector<std::string> &paths, const Options &options)
             continue;
         }
         anyInvalid = anyInvalid || !checkpoint->valid();
-        if (options.json) {
+        if (asJson) {
             printLine(checkpointCheckJson(*checkpoint).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
             continue;
         }
@@ -83,5 +82,24 @@ int runCheck(const std::vector<std::string> &paths, const Options &options)
         return Usage;
     return anyInvalid ? Findings : Ok;
 }
+
+const OptionSpec kCheckOptions[] = {kJsonOption};
+
+} // namespace
+
+extern const Command kCheckCommand{
+    .name = "check",
+    .operands = "FILE...",
+    .minFiles = 1,
+    .maxFiles = Command::kUnbounded,
+    .summary = "is each file valid, as the reference implementation decides",
+    .help = "Checks each FILE as the reference implementation (the safetensors crate) would and prints\n"
+            "one line per file: \"FILE: valid (N tensors)\" or \"FILE: invalid: RULE (ReferenceError) at\n"
+            "byte OFFSET: message\". For an index, each shard and every inconsistency between the index\n"
+            "and its shards is reported too. Only headers are read.\n\n"
+            "Exit status: 0 all valid, 1 any invalid, 2 usage error or a path that cannot be read.",
+    .options = kCheckOptions,
+    .run = runCheck,
+};
 
 } // namespace stb::inspect

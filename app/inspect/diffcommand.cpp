@@ -1,4 +1,4 @@
-#include "commands.h"
+#include "command.h"
 #include "texttable.h"
 
 #include "core/audit/auditreport.h"
@@ -6,11 +6,30 @@
 #include "core/text/textformat.h"
 
 #include <cstdio>
+#include <limits>
 
 namespace stb::inspect {
 
-int runDiff(const std::string &pathA, const std::string &pathB, const Options &options)
+namespace {
+
+const OptionSpec kDiffOptions[] = {
+    kJsonOption,
+    {"atol", "X", "Absolute tolerance: values within atol + rtol*|b| count as equal."},
+    {"rtol", "Y", "Relative tolerance."},
+};
+
+// Exit 0 when the checkpoints hold the same names, dtypes and shapes and every value is within
+// tolerance (without --atol/--rtol: every byte equal), 1 otherwise.
+int runDiff(const Invocation &invocation)
 {
+    const std::string &pathA = invocation.files()[0];
+    const std::string &pathB = invocation.files()[1];
+    CompareOptions compare;
+    for (const auto &[option, target] : {std::pair{"atol", &compare.atol}, std::pair{"rtol", &compare.rtol}}) {
+        if (!invocation.number(option, 0, std::numeric_limits<double>::max(), "a non-negative number", *target))
+            return Usage;
+        compare.tolerances = compare.tolerances || invocation.isSet(option);
+    }
     std::string error;
     const auto a = Checkpoint::open(pathA, error);
     if (!a) {
@@ -22,16 +41,12 @@ int runDiff(const std::string &pathA, const std::string &pathB, const Options &o
         std::fprintf(stderr, "%s: cannot read: %s\n", pathB.c_str(), error.c_str());
         return Usage;
     }
-    CompareOptions compare;
-    compare.atol = options.atol;
-    compare.rtol = options.rtol;
-    compare.tolerances = options.tolerances;
     const auto comparison = compareCheckpoints(*a, *b, compare);
     if (!comparison) {
         std::fprintf(stderr, "a file changed on disk during the comparison\n");
         return Usage;
     }
-    if (options.json) {
+    if (invocation.isSet(kJsonOption.name)) {
         std::printf("%s\n", comparisonJson(*a, *b, *comparison).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
         return comparison->equivalent ? Ok : Findings;
     }
@@ -69,5 +84,23 @@ int runDiff(const std::string &pathA, const std::string &pathB, const Options &o
                 (comparisonSummaryText(*comparison) + (comparison->equivalent ? ": equivalent" : ": different")).c_str());
     return comparison->equivalent ? Ok : Findings;
 }
+
+} // namespace
+
+extern const Command kDiffCommand{
+    .name = "diff",
+    .operands = "A B",
+    .minFiles = 2,
+    .maxFiles = 2,
+    .summary = "what changed between two checkpoints (--atol X --rtol Y)",
+    .help = "Pairs the tensors of A and B by name and prints those that are not identical, with their\n"
+            "status (changed, dtype_changed, shape_changed, only_in_a, only_in_b) and, for changed\n"
+            "values, the largest and mean absolute difference, the relative L2 difference, the cosine\n"
+            "similarity and the number of differing elements; then the metadata changes and a summary.\n"
+            "Without tolerances, equivalent means every tensor is byte-identical.\n\n"
+            "Exit status: 0 equivalent, 1 different, 2 usage error or unreadable.",
+    .options = kDiffOptions,
+    .run = runDiff,
+};
 
 } // namespace stb::inspect

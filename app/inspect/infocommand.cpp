@@ -1,9 +1,9 @@
-#include "commands.h"
+#include "command.h"
 #include "texttable.h"
 
 #include "core/io/checkpoint.h"
-#include "core/text/textformat.h"
 #include "core/report/report.h"
+#include "core/text/textformat.h"
 
 #include <cstdio>
 
@@ -24,63 +24,52 @@ std::string diagnosticText(const Diagnostic &d)
     return text + " at byte " + std::to_string(d.offset) + ": " + d.message;
 }
 
-} // namespace
-
-int runInfo(const std::string &path, const Options &options)
+// File, size, header or shards, validity, tensor and parameter counts.
+void printSummary(const std::string &path, const Checkpoint &checkpoint, const CheckpointSummary &summary)
 {
-    std::string error;
-    const auto checkpoint = Checkpoint::open(path, error);
-    if (!checkpoint) {
-        std::fprintf(stderr, "%s: cannot read: %s\n", path.c_str(), error.c_str());
-        return Usage;
-    }
-    const CheckpointSummary summary = summarize(*checkpoint);
-    if (options.json) {
-        const std::string json = infoJsonText(*checkpoint, summary);
-        std::fwrite(json.data(), 1, json.size(), stdout);
-        std::fputc('\n', stdout);
-        return checkpoint->valid() ? Ok : Findings;
-    }
-
     printField("File:", path);
-    const std::uint64_t fileSize = checkpoint->totalFileBytes();
+    const std::uint64_t fileSize = checkpoint.totalFileBytes();
     printField("File size:", formatBytes(fileSize) + " (" + formatCount(fileSize) + " bytes)");
-    if (!checkpoint->isSharded()) {
-        const Header &h = checkpoint->shards().front()->header();
-        printField("Header:", formatCount(h.headerLength) + " bytes (data starts at byte "
-                                  + formatCount(h.dataStart) + ")");
+    if (!checkpoint.isSharded()) {
+        const Header &h = checkpoint.shards().front()->header();
+        printField("Header:",
+            formatCount(h.headerLength) + " bytes (data starts at byte " + formatCount(h.dataStart) + ")");
     } else {
-        printField("Shards:", std::to_string(checkpoint->shards().size()));
+        printField("Shards:", std::to_string(checkpoint.shards().size()));
     }
-    const Diagnostic *first = checkpoint->firstError();
+    const Diagnostic *first = checkpoint.firstError();
     printField("Validity:", first ? "invalid: " + diagnosticText(*first) : std::string("valid"));
-    printField("Tensors:", formatCount(checkpoint->tensors().size()));
+    printField("Tensors:", formatCount(checkpoint.tensors().size()));
     printField("Parameters:", formatCount(summary.parameters));
     for (const auto &[dtype, count] : summary.parametersByDtype)
         std::printf("  %-12s%s\n", std::string(dtype).c_str(), formatCount(count).c_str());
+}
 
-    const auto printMetadata = [](const std::string &key, const std::string &value) {
+// The index's metadata for a sharded model, else the file's.
+void printMetadata(const Checkpoint &checkpoint)
+{
+    const auto &metadata = checkpoint.isSharded() ? checkpoint.index()->metadata
+                                                  : checkpoint.shards().front()->header().metadata;
+    if (metadata.empty())
+        return;
+    std::printf(checkpoint.isSharded() ? "Index metadata:\n" : "Metadata:\n");
+    for (const auto &[key, value] : metadata)
         std::printf("  %s: %s\n", printable(key).c_str(), printable(value).c_str());
-    };
-    if (checkpoint->isSharded() && !checkpoint->index()->metadata.empty()) {
-        std::printf("Index metadata:\n");
-        for (const auto &[key, value] : checkpoint->index()->metadata)
-            printMetadata(key, value);
-    } else if (!checkpoint->isSharded() && !checkpoint->shards().front()->header().metadata.empty()) {
-        std::printf("Metadata:\n");
-        for (const auto &[key, value] : checkpoint->shards().front()->header().metadata)
-            printMetadata(key, value);
-    }
+}
 
+// Every diagnostic of the checkpoint and its shards but the first error (shown as the verdict).
+void printProblems(const Checkpoint &checkpoint)
+{
     std::vector<const Diagnostic *> notes;
-    for (const auto &d : checkpoint->diagnostics())
+    for (const auto &d : checkpoint.diagnostics())
         notes.push_back(&d);
-    for (const auto &s : checkpoint->shards()) {
+    for (const auto &s : checkpoint.shards()) {
         if (!s)
             continue;
         for (const auto &d : s->header().diagnostics)
             notes.push_back(&d);
     }
+    const Diagnostic *first = checkpoint.firstError();
     std::size_t shown = 0;
     for (const Diagnostic *d : notes) {
         if (d == first)
@@ -89,11 +78,14 @@ int runInfo(const std::string &path, const Options &options)
             std::printf("Problems and warnings:\n");
         std::printf("  %s: %s\n", d->isError() ? "error" : "warning", diagnosticText(*d).c_str());
     }
+}
 
-    std::printf("\n");
-    const bool sharded = checkpoint->isSharded();
-    std::vector<std::string> headings = {"NAME", "DTYPE", "SHAPE", "PARAMETERS", "BYTES", "OFFSET"};
-    std::vector<bool> right = {false, false, false, true, true, true};
+// Every tensor in file order: name, dtype, shape, parameters, bytes, offset (and shard).
+void printTensorTable(const Checkpoint &checkpoint, const CheckpointSummary &summary)
+{
+    const bool sharded = checkpoint.isSharded();
+    std::vector<std::string> headings = { "NAME", "DTYPE", "SHAPE", "PARAMETERS", "BYTES", "OFFSET" };
+    std::vector<bool> right = { false, false, false, true, true, true };
     if (sharded) {
         headings.push_back("SHARD");
         right.push_back(false);
@@ -101,18 +93,57 @@ int runInfo(const std::string &path, const Options &options)
     TextTable table(headings, right);
     for (const auto *t : summary.fileOrder) {
         const TensorInfo &info = *t->info;
-        std::vector<std::string> row = {printable(info.name),
-                                        std::string(dtypeName(info.dtype)),
-                                        formatShape(info.shape),
-                                        formatCount(parameterCount(info)),
-                                        formatCount(info.byteLength()),
-                                        std::to_string(checkpoint->fileOf(*t)->header().fileOffset(info))};
+        std::vector<std::string> row = { printable(info.name), std::string(dtypeName(info.dtype)),
+            formatShape(info.shape), formatCount(parameterCount(info)), formatCount(info.byteLength()),
+            std::to_string(checkpoint.fileOf(*t)->header().fileOffset(info)) };
         if (sharded)
-            row.push_back(checkpoint->shardNames()[t->shard]);
+            row.push_back(checkpoint.shardNames()[t->shard]);
         table.addRow(std::move(row));
     }
     std::fputs(table.render().c_str(), stdout);
+}
+
+int runInfo(const Invocation &invocation)
+{
+    const std::string &path = invocation.files().front();
+    std::string error;
+    const auto checkpoint = Checkpoint::open(path, error);
+    if (!checkpoint) {
+        std::fprintf(stderr, "%s: cannot read: %s\n", path.c_str(), error.c_str());
+        return Usage;
+    }
+    const CheckpointSummary summary = summarize(*checkpoint);
+    if (invocation.isSet(kJsonOption.name)) {
+        const std::string json = infoJsonText(*checkpoint, summary);
+        std::fwrite(json.data(), 1, json.size(), stdout);
+        std::fputc('\n', stdout);
+    } else {
+        printSummary(path, *checkpoint, summary);
+        printMetadata(*checkpoint);
+        printProblems(*checkpoint);
+        std::printf("\n");
+        printTensorTable(*checkpoint, summary);
+    }
     return checkpoint->valid() ? Ok : Findings;
 }
+
+const OptionSpec kInfoOptions[] = { kJsonOption };
+
+} // namespace
+
+extern const Command kInfoCommand {
+    .name = "info",
+    .operands = "FILE",
+    .minFiles = 1,
+    .maxFiles = 1,
+    .summary = "summary, metadata, warnings and the table of tensors",
+    .help = "Prints a summary (file size, header length, where the data starts, validity, tensor and\n"
+            "parameter counts, parameters by dtype), the metadata, the warnings, and a table of every\n"
+            "tensor in file order with its dtype, shape, parameter count, size and file offset.\n"
+            "Only the header is read.\n\n"
+            "Exit status: 0 valid, 1 invalid, 2 usage error or unreadable.",
+    .options = kInfoOptions,
+    .run = runInfo,
+};
 
 } // namespace stb::inspect

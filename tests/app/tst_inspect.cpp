@@ -72,7 +72,17 @@ private slots:
         QTest::newRow("check without file") << QStringList{u"check"_s} << 2;
         QTest::newRow("info with two files") << QStringList{u"info"_s, u"VALID"_s, u"VALID"_s} << 2;
         QTest::newRow("unknown option") << QStringList{u"check"_s, u"--frob"_s, u"VALID"_s} << 2;
+        QTest::newRow("option of another command") << QStringList{u"check"_s, u"--bins"_s, u"5"_s, u"VALID"_s} << 2;
+        QTest::newRow("option before the command") << QStringList{u"--json"_s, u"check"_s, u"VALID"_s} << 0;
+        QTest::newRow("unknown option, no command") << QStringList{u"--frob"_s} << 2;
+        QTest::newRow("audit --bins not a number") << QStringList{u"audit"_s, u"--bins"_s, u"x"_s, u"VALID"_s} << 2;
+        QTest::newRow("audit --bins not whole") << QStringList{u"audit"_s, u"--bins"_s, u"2.5"_s, u"VALID"_s} << 2;
+        QTest::newRow("audit --bins 0") << QStringList{u"audit"_s, u"--bins"_s, u"0"_s, u"VALID"_s} << 2;
+        QTest::newRow("audit --bins 3") << QStringList{u"audit"_s, u"--bins"_s, u"3"_s, u"VALID"_s} << 0;
+        QTest::newRow("sha256 takes no --json") << QStringList{u"sha256"_s, u"--json"_s, u"VALID"_s} << 2;
+        QTest::newRow("sha256") << QStringList{u"sha256"_s, u"VALID"_s} << 0;
         QTest::newRow("help") << QStringList{u"--help"_s} << 0;
+        QTest::newRow("command help") << QStringList{u"audit"_s, u"--help"_s} << 0;
         QTest::newRow("version") << QStringList{u"--version"_s} << 0;
         QTest::newRow("info valid") << QStringList{u"info"_s, u"VALID"_s} << 0;
         QTest::newRow("info invalid") << QStringList{u"info"_s, u"INVALID"_s} << 1;
@@ -87,6 +97,71 @@ private slots:
         QCOMPARE(run.exitCode, exitCode);
         if (exitCode == 2 && !arguments.isEmpty() && arguments.size() > 1 && arguments[0] == u"check"_s)
             QVERIFY(!run.err.isEmpty());
+    }
+
+    // Each command prints its own help: its usage line and exactly the options it takes.
+    void commandHelp_data()
+    {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<QString>("usage");
+        QTest::addColumn<QStringList>("options");
+        QTest::newRow("check") << u"check"_s << u"check [--json] FILE..."_s << QStringList{u"--json"_s};
+        QTest::newRow("info") << u"info"_s << u"info [--json] FILE"_s << QStringList{u"--json"_s};
+        QTest::newRow("audit") << u"audit"_s << u"audit [--json] [--bins N] FILE"_s
+                               << QStringList{u"--json"_s, u"--bins"_s};
+        QTest::newRow("diff") << u"diff"_s << u"diff [--json] [--atol X] [--rtol Y] A B"_s
+                              << QStringList{u"--json"_s, u"--atol"_s, u"--rtol"_s};
+        QTest::newRow("sha256") << u"sha256"_s << u"sha256 FILE..."_s << QStringList{};
+    }
+    void commandHelp()
+    {
+        QFETCH(QString, command);
+        QFETCH(QString, usage);
+        QFETCH(QStringList, options);
+        for (const QStringList &arguments : {QStringList{command, u"--help"_s}, QStringList{u"-h"_s, command}}) {
+            const Run run = inspect(arguments);
+            QCOMPARE(run.exitCode, 0);
+            QVERIFY(run.err.isEmpty());
+            QVERIFY2(run.out.startsWith(u"Usage: safetensors-inspect "_s + usage + u'\n'), qPrintable(run.out));
+            for (const QString &option : {u"--json"_s, u"--bins"_s, u"--atol"_s, u"--rtol"_s})
+                QCOMPARE(run.out.contains(u"\n  "_s + option), options.contains(option));
+        }
+    }
+
+    // An option the command does not take is a usage error that names the options it does take.
+    void unknownOptionPerCommand_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("valid");
+        QTest::newRow("check --bins") << QStringList{u"check"_s, u"--bins"_s, u"5"_s, u"F"_s}
+                                      << u"check takes --json, -h/--help"_s;
+        QTest::newRow("info --atol") << QStringList{u"info"_s, u"--atol"_s, u"1"_s, u"F"_s}
+                                     << u"info takes --json, -h/--help"_s;
+        QTest::newRow("audit --rtol") << QStringList{u"audit"_s, u"--rtol"_s, u"1"_s, u"F"_s}
+                                      << u"audit takes --json, --bins, -h/--help"_s;
+        QTest::newRow("diff --bins") << QStringList{u"diff"_s, u"--bins"_s, u"5"_s, u"F"_s, u"F"_s}
+                                     << u"diff takes --json, --atol, --rtol, -h/--help"_s;
+        QTest::newRow("sha256 --json") << QStringList{u"sha256"_s, u"--json"_s, u"F"_s} << u"sha256 takes -h/--help"_s;
+    }
+    void unknownOptionPerCommand()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, valid);
+        arguments.replaceInStrings(u"F"_s, m_valid);
+        const Run run = inspect(arguments);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY(run.out.isEmpty());
+        QVERIFY2(run.err.startsWith(u"safetensors-inspect "_s + arguments[0] + u": "_s), qPrintable(run.err));
+        QVERIFY2(run.err.contains(valid), qPrintable(run.err));
+    }
+
+    // The overview lists every command of the table.
+    void overviewHelp()
+    {
+        const Run run = inspect({u"--help"_s});
+        QCOMPARE(run.exitCode, 0);
+        for (const auto &command : {u"check"_s, u"info"_s, u"audit"_s, u"diff"_s, u"sha256"_s})
+            QVERIFY2(run.out.contains(u"\n  "_s + command + u' '), qPrintable(command));
     }
 
     void checkJson()
