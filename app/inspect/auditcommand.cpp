@@ -34,7 +34,7 @@ int runAudit(const Invocation &invocation)
     }
     if (!checkpoint->valid())
         std::fprintf(stderr, "%s: warning: the file is invalid (%s); auditing what can be read\n", path.c_str(),
-                     checkpoint->firstError()->rule.c_str());
+                     std::string(checkpoint->firstError()->id()).c_str());
 
     // A progress line on a terminal only: scripts read clean output.
     const bool showProgress = ::isatty(STDERR_FILENO);

@@ -14,11 +14,7 @@ std::string verdictLine(const std::string &file, const Diagnostic *error, std::s
 {
     if (!error)
         return file + ": valid (" + std::to_string(tensorCount) + (tensorCount == 1 ? " tensor)" : " tensors)");
-    std::string line = file + ": invalid: " + error->rule;
-    if (!error->reference.empty())
-        line += " (" + error->reference + ")";
-    line += " at byte " + std::to_string(error->offset) + ": " + error->message;
-    return line;
+    return file + ": invalid: " + diagnosticLine(*error);
 }
 
 void printLine(const std::string &line) { std::printf("%s\n", line.c_str()); }
@@ -42,7 +38,8 @@ int runCheck(const Invocation &invocation)
                                             {"message", "cannot read " + path + ": " + error},
                                             {"offset", nullptr},
                                             {"tensor", nullptr}}},
-                                          {"warnings", Json::array()}})
+                                          {"warnings", Json::array()},
+                                          {"diagnostic_count", 0}})
                               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
             else
                 std::fprintf(stderr, "%s: cannot read: %s\n", path.c_str(), error.c_str());

@@ -16,14 +16,6 @@ void printField(const char *label, const std::string &value)
     std::printf("%-14s%s\n", label, value.c_str());
 }
 
-std::string diagnosticText(const Diagnostic &d)
-{
-    std::string text = d.rule;
-    if (!d.reference.empty())
-        text += " (" + d.reference + ")";
-    return text + " at byte " + std::to_string(d.offset) + ": " + d.message;
-}
-
 // File, size, header or shards, validity, tensor and parameter counts.
 void printSummary(const std::string &path, const Checkpoint &checkpoint, const CheckpointSummary &summary)
 {
@@ -38,7 +30,7 @@ void printSummary(const std::string &path, const Checkpoint &checkpoint, const C
         printField("Shards:", std::to_string(checkpoint.shards().size()));
     }
     const Diagnostic *first = checkpoint.firstError();
-    printField("Validity:", first ? "invalid: " + diagnosticText(*first) : std::string("valid"));
+    printField("Validity:", first ? "invalid: " + diagnosticLine(*first) : std::string("valid"));
     printField("Tensors:", formatCount(checkpoint.tensors().size()));
     printField("Parameters:", formatCount(summary.parameters));
     for (const auto &[dtype, count] : summary.parametersByDtype)
@@ -57,10 +49,12 @@ void printMetadata(const Checkpoint &checkpoint)
         std::printf("  %s: %s\n", printable(key).c_str(), printable(value).c_str());
 }
 
-// Every diagnostic of the checkpoint and its shards but the first error (shown as the verdict).
+// Every diagnostic of the checkpoint and its shards but the first error (shown as the verdict),
+// then how many more were found than stored.
 void printProblems(const Checkpoint &checkpoint)
 {
     std::vector<const Diagnostic *> notes;
+    std::size_t dropped = checkpoint.diagnostics().dropped();
     for (const auto &d : checkpoint.diagnostics())
         notes.push_back(&d);
     for (const auto &s : checkpoint.shards()) {
@@ -68,6 +62,7 @@ void printProblems(const Checkpoint &checkpoint)
             continue;
         for (const auto &d : s->header().diagnostics)
             notes.push_back(&d);
+        dropped += s->header().diagnostics.dropped();
     }
     const Diagnostic *first = checkpoint.firstError();
     std::size_t shown = 0;
@@ -76,8 +71,11 @@ void printProblems(const Checkpoint &checkpoint)
             continue;
         if (shown++ == 0)
             std::printf("Problems and warnings:\n");
-        std::printf("  %s: %s\n", d->isError() ? "error" : "warning", diagnosticText(*d).c_str());
+        std::printf("  %s: %s\n", d->isError() ? "error" : "warning", diagnosticLine(*d).c_str());
     }
+    if (dropped > 0)
+        std::printf("  and %s more (only the first %s of a file are kept)\n", formatCount(dropped).c_str(),
+                    formatCount(DiagnosticList::kCap).c_str());
 }
 
 // Every tensor in file order: name, dtype, shape, parameters, bytes, offset (and shard).

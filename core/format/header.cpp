@@ -24,13 +24,10 @@ namespace {
 std::uint64_t validateTensors(Header &header, const std::vector<std::size_t> &order)
 {
     std::uint64_t start = 0;
-    auto add = [&](Diagnostic d) {
-        if (header.diagnostics.size() < kMaxStoredDiagnostics)
-            header.diagnostics.push_back(std::move(d));
-    };
+    const auto add = [&header](Diagnostic d) { header.diagnostics.add(std::move(d)); };
     for (std::size_t idx : order) {
         const TensorInfo &t = header.tensors[idx];
-        const std::string name = printable(t.name);
+        const std::string name = quotedName(t.name);
         if (t.begin != start || t.end < t.begin) {
             std::string why;
             if (t.end < t.begin)
@@ -44,8 +41,7 @@ std::uint64_t validateTensors(Header &header, const std::vector<std::size_t> &or
                 why = "begins at " + std::to_string(t.begin) + " but the previous tensor ends at "
                     + std::to_string(start) + ": they overlap by "
                     + std::to_string(start - t.begin) + " bytes";
-            add(makeError("offsets", "InvalidOffset",
-                          "tensor \"" + name + "\" data_offsets [" + std::to_string(t.begin) + ", "
+            add(diagnose(Rule::Offsets, "tensor " + name + " data_offsets [" + std::to_string(t.begin) + ", "
                               + std::to_string(t.end) + "] " + why,
                           t.headerOffset, t.name));
         }
@@ -53,24 +49,21 @@ std::uint64_t validateTensors(Header &header, const std::vector<std::size_t> &or
         start = t.end;
         const auto count = t.elementCount();
         if (!count) {
-            add(makeError("overflow", "ValidationOverflow",
-                          "tensor \"" + name + "\": the element count of shape "
+            add(diagnose(Rule::Overflow, "tensor " + name + ": the element count of shape "
                               + formatShape(t.shape) + " overflows 64 bits",
                           t.headerOffset, t.name));
             continue;
         }
         const unsigned bits = dtypeBits(t.dtype);
         if (*count > UINT64_MAX / bits) {
-            add(makeError("overflow", "ValidationOverflow",
-                          "tensor \"" + name + "\": " + std::to_string(*count) + " elements of "
+            add(diagnose(Rule::Overflow, "tensor " + name + ": " + std::to_string(*count) + " elements of "
                               + std::string(dtypeName(t.dtype)) + " overflow 64 bits of size",
                           t.headerOffset, t.name));
             continue;
         }
         const std::uint64_t nbits = *count * bits;
         if (nbits % 8 != 0) {
-            add(makeError("sub-byte", "MisalignedSlice",
-                          "tensor \"" + name + "\": " + std::to_string(*count) + " elements of "
+            add(diagnose(Rule::SubByte, "tensor " + name + ": " + std::to_string(*count) + " elements of "
                               + std::to_string(bits) + "-bit " + std::string(dtypeName(t.dtype))
                               + " make " + std::to_string(nbits)
                               + " bits, not a whole number of bytes",
@@ -78,8 +71,7 @@ std::uint64_t validateTensors(Header &header, const std::vector<std::size_t> &or
             continue;
         }
         if (orderedExtent && t.end - t.begin != nbits / 8) {
-            add(makeError("size", "TensorInvalidInfo",
-                          "tensor \"" + name + "\": data_offsets span "
+            add(diagnose(Rule::Size, "tensor " + name + ": data_offsets span "
                               + std::to_string(t.end - t.begin) + " bytes but "
                               + std::string(dtypeName(t.dtype)) + " " + formatShape(t.shape)
                               + " needs " + std::to_string(nbits / 8),
@@ -93,13 +85,11 @@ void addWarnings(Header &header, std::string_view json, const std::vector<std::s
 {
     auto &d = header.diagnostics;
     if (!json.empty() && (json[0] == ' ' || json[0] == '\n' || json[0] == '\t' || json[0] == '\r'))
-        d.push_back(makeWarning("leading-whitespace",
-                                "the header starts with whitespace before '{': the reference "
+        d.add(diagnose(Rule::LeadingWhitespace, "the header starts with whitespace before '{': the reference "
                                 "accepts it, some other readers refuse it",
                                 8));
     if (header.headerLength > kHubHeaderLimit)
-        d.push_back(makeWarning("large-header",
-                                "the header is " + std::to_string(header.headerLength)
+        d.add(diagnose(Rule::LargeHeader, "the header is " + std::to_string(header.headerLength)
                                     + " bytes: over 25,000,000, which the Hugging Face Hub's "
                                       "readers refuse",
                                 0));
@@ -114,21 +104,18 @@ void addWarnings(Header &header, std::string_view json, const std::vector<std::s
         if (dtypeUse[di]++ == 0)
             firstUse[di] = &t;
         if (previous && previous->begin == t.begin
-            && (previous->byteLength() == 0 || t.byteLength() == 0) && d.size() < kMaxStoredDiagnostics) {
+            && (previous->byteLength() == 0 || t.byteLength() == 0)) {
             // The warning is about the zero-size one: name it and point at its own entry.
             const TensorInfo &empty = previous->byteLength() == 0 ? *previous : t;
             const TensorInfo &other = &empty == previous ? t : *previous;
-            d.push_back(makeWarning("shared-offset",
-                                    "zero-size tensor shares offset " + std::to_string(t.begin) + " with \""
-                                        + printable(other.name) + "\"",
+            d.add(diagnose(Rule::SharedOffset, "zero-size tensor shares offset " + std::to_string(t.begin) + " with " + quotedName(other.name),
                                     empty.headerOffset, empty.name));
         }
         previous = &t;
         const unsigned bytes = dtypeBits(t.dtype) / 8;
         if (bytes > 1 && t.byteLength() > 0 && header.fileOffset(t) % bytes != 0) {
-            if (++misaligned <= 100 && d.size() < kMaxStoredDiagnostics)
-                d.push_back(makeWarning("misaligned",
-                                        "tensor \"" + printable(t.name) + "\" starts at file offset "
+            if (++misaligned <= 100)
+                d.add(diagnose(Rule::Misaligned, "tensor " + quotedName(t.name) + " starts at file offset "
                                             + std::to_string(header.fileOffset(t))
                                             + ", not a multiple of its " + std::to_string(bytes)
                                             + "-byte element: zero-copy loaders must copy it",
@@ -136,24 +123,20 @@ void addWarnings(Header &header, std::string_view json, const std::vector<std::s
         }
     }
     if (misaligned > 100)
-        d.push_back(makeWarning("misaligned",
-                                std::to_string(misaligned - 100)
+        d.add(diagnose(Rule::Misaligned, std::to_string(misaligned - 100)
                                     + " more tensors are not aligned to their element size",
                                 header.dataStart));
     for (const auto &info : allDTypes()) {
         const auto di = static_cast<std::size_t>(info.dtype);
         if (dtypeUse[di] && !info.knownToOlderReaders)
-            d.push_back(makeWarning("new-dtype",
-                                    std::to_string(dtypeUse[di]) + " tensor(s) use "
+            d.add(diagnose(Rule::NewDtype, std::to_string(dtypeUse[di]) + " tensor(s) use "
                                         + std::string(info.name)
                                         + ", which older safetensors readers do not know",
                                     firstUse[di]->headerOffset, firstUse[di]->name));
     }
     for (const auto &[key, value] : header.metadata) {
         if (isJsonContainerText(value))
-            d.push_back(makeWarning("metadata-json",
-                                    "__metadata__ value of \"" + printable(key)
-                                        + "\" holds JSON text",
+            d.add(diagnose(Rule::MetadataJson, "__metadata__ value of " + quotedName(key) + " holds JSON text",
                                     8));
     }
 }
@@ -199,9 +182,7 @@ Header parseHeader(std::span<const std::byte> prefix, std::uint64_t fileSize)
     Header header;
     header.fileSize = fileSize;
     if (fileSize < 8 || prefix.size() < 8) {
-        header.diagnostics.push_back(makeError(
-            "header-too-small", "HeaderTooSmall",
-            "the file has " + std::to_string(fileSize)
+        header.diagnostics.add(diagnose(Rule::HeaderTooSmall, "the file has " + std::to_string(fileSize)
                 + " bytes: fewer than the 8 that hold the header length",
             0));
         header.dataStart = fileSize;
@@ -213,26 +194,21 @@ Header parseHeader(std::span<const std::byte> prefix, std::uint64_t fileSize)
     header.headerLength = n;
     header.dataStart = std::min<std::uint64_t>(fileSize, n > fileSize ? fileSize : 8 + n);
     if (n > kMaxHeaderLength) {
-        header.diagnostics.push_back(
-            makeError("header-too-large", "HeaderTooLarge",
-                      "the header length is " + std::to_string(n)
+        header.diagnostics.add(
+            diagnose(Rule::HeaderTooLarge, "the header length is " + std::to_string(n)
                           + " bytes: more than the 100,000,000 the reference accepts",
                       0));
         return header;
     }
     if (8 + n > fileSize || 8 + n > prefix.size()) {
-        header.diagnostics.push_back(makeError(
-            "header-length", "InvalidHeaderLength",
-            "the header length says the header ends at byte " + std::to_string(8 + n)
+        header.diagnostics.add(diagnose(Rule::HeaderLength, "the header length says the header ends at byte " + std::to_string(8 + n)
                 + " but the file has only " + std::to_string(fileSize) + " bytes",
             0));
         return header;
     }
     const std::string_view json(reinterpret_cast<const char *>(prefix.data()) + 8, n);
     if (const auto bad = findInvalidUtf8(json); bad != std::string_view::npos) {
-        header.diagnostics.push_back(makeError(
-            "header-utf8", "InvalidHeader",
-            "the header is not valid UTF-8 (byte " + std::to_string(8 + bad) + ")", 8 + bad));
+        header.diagnostics.add(diagnose(Rule::HeaderUtf8, "the header is not valid UTF-8 (byte " + std::to_string(8 + bad) + ")", 8 + bad));
         return header;
     }
 
@@ -245,23 +221,18 @@ Header parseHeader(std::span<const std::byte> prefix, std::uint64_t fileSize)
         if (header.errorCount() == before && dataEnd + 8 + n != fileSize) {
             const std::uint64_t tensorEnd = 8 + n + dataEnd;
             if (dataEnd <= fileSize - 8 - n)
-                header.diagnostics.push_back(makeError(
-                    "coverage", "MetadataIncompleteBuffer",
-                    "the tensors end at byte " + std::to_string(tensorEnd) + " but the file goes on to "
+                header.diagnostics.add(diagnose(Rule::Coverage, "the tensors end at byte " + std::to_string(tensorEnd) + " but the file goes on to "
                         + std::to_string(fileSize) + ": " + std::to_string(fileSize - tensorEnd)
                         + " trailing bytes",
                     tensorEnd));
             else
-                header.diagnostics.push_back(makeError(
-                    "coverage", "MetadataIncompleteBuffer",
-                    "the tensors need " + std::to_string(dataEnd) + " bytes of data but the file holds "
+                header.diagnostics.add(diagnose(Rule::Coverage, "the tensors need " + std::to_string(dataEnd) + " bytes of data but the file holds "
                         + std::to_string(fileSize - 8 - n) + " after the header: it is truncated",
                     fileSize));
         }
     }
     // Errors first, in the order found (the reference's order), then warnings.
-    std::stable_partition(header.diagnostics.begin(), header.diagnostics.end(),
-                          [](const Diagnostic &d) { return d.isError(); });
+    header.diagnostics.putErrorsFirst();
     addWarnings(header, json, order);
     return header;
 }

@@ -25,7 +25,7 @@ struct Header {
     bool hasMetadata = false;
     // Errors in the order the reference would meet them (the first is its verdict), then
     // warnings about files the reference accepts.
-    std::vector<Diagnostic> diagnostics;
+    DiagnosticList diagnostics;
 
     std::uint64_t fileSize = 0;
     std::uint64_t headerLength = 0; // N, as written in the first 8 bytes (0 if the file is shorter)

@@ -62,9 +62,7 @@ private:
     void addProblem(std::string message, std::size_t jsonPos, std::string tensor)
     {
         m_problems = true;
-        if (m_header.diagnostics.size() < kMaxStoredDiagnostics)
-            m_header.diagnostics.push_back(makeError("header-json", "InvalidHeaderDeserialization",
-                                                     std::move(message), fileOffset(jsonPos),
+        m_header.diagnostics.add(diagnose(Rule::HeaderJson, std::move(message), fileOffset(jsonPos),
                                                      std::move(tensor)));
     }
 
@@ -201,7 +199,7 @@ private:
             dtype = *parsed;
             return true;
         }
-        problem = "unknown dtype \"" + printable(name) + "\"";
+        problem = "unknown dtype " + quotedName(name);
         return false;
     }
 
@@ -294,7 +292,7 @@ private:
         if (m_reader.failed())
             return;
         if (!problem.empty())
-            addProblem("tensor \"" + printable(tensor.name) + "\": " + problem, problemPos,
+            addProblem("tensor " + quotedName(tensor.name) + ": " + problem, problemPos,
                        tensor.name);
         if (haveDType && haveShape && haveOffsets)
             m_header.tensors.push_back(std::move(tensor));
@@ -327,7 +325,7 @@ private:
             if (!m_reader.nextKey(key))
                 break;
             if (m_reader.peek() != JsonReader::Kind::String) {
-                addProblem("__metadata__ value of \"" + printable(key) + "\" is not a string",
+                addProblem("__metadata__ value of " + quotedName(key) + " is not a string",
                            m_reader.position(), {});
                 m_reader.skipValue();
                 continue;
@@ -337,10 +335,7 @@ private:
                 break;
             if (const auto it = index.find(key); it != index.end()) {
                 m_header.metadata[it->second].second = std::move(value);
-                m_header.diagnostics.push_back(makeWarning(
-                    "duplicate-metadata-key",
-                    "__metadata__ key \"" + printable(key)
-                        + "\" is written more than once; readers keep the last value",
+                m_header.diagnostics.add(diagnose(Rule::DuplicateMetadataKey, "__metadata__ key " + quotedName(key) + " is written more than once; readers keep the last value",
                     fileOffset(m_json.find('"', pos))));
             } else {
                 index.emplace(key, m_header.metadata.size());
@@ -368,21 +363,15 @@ private:
             return;
         std::vector<TensorInfo> kept;
         kept.reserve(last.size());
-        std::vector<Diagnostic> warnings;
         for (std::size_t i = 0; i < tensors.size(); ++i) {
             if (last.at(tensors[i].name) == i)
                 kept.push_back(std::move(tensors[i]));
             else
-                warnings.push_back(makeWarning(
-                    "duplicate-name",
-                    "tensor \"" + printable(tensors[i].name)
-                        + "\" is written more than once; the reference keeps the last entry and "
+                m_header.diagnostics.add(diagnose(Rule::DuplicateName, "tensor " + quotedName(tensors[i].name) + " is written more than once; the reference keeps the last entry and "
                           "some other readers keep the first",
                     tensors[i].headerOffset, tensors[i].name));
         }
         tensors = std::move(kept);
-        for (auto &w : warnings)
-            m_header.diagnostics.push_back(std::move(w));
     }
 
     std::string_view m_json;

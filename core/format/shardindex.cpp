@@ -7,9 +7,9 @@ namespace stb {
 
 namespace {
 
-Diagnostic indexError(std::string message, std::uint64_t offset, std::string tensor = {})
+Diagnostic indexError(std::string message, std::uint64_t offset, std::string_view tensor = {})
 {
-    return {Severity::Error, "index-json", {}, std::move(message), offset, std::move(tensor)};
+    return diagnose(Rule::IndexJson, std::move(message), offset, tensor);
 }
 
 } // namespace
@@ -33,12 +33,12 @@ ShardIndex parseShardIndex(std::string_view json)
 {
     ShardIndex index;
     if (const auto bad = findInvalidUtf8(json); bad != std::string_view::npos) {
-        index.diagnostics.push_back(indexError("the index is not valid UTF-8", bad));
+        index.diagnostics.add(indexError("the index is not valid UTF-8", bad));
         return index;
     }
     JsonReader reader(json);
     if (reader.peek() != JsonReader::Kind::Object) {
-        index.diagnostics.push_back(indexError("the index is not a JSON object", reader.position()));
+        index.diagnostics.add(indexError("the index is not a JSON object", reader.position()));
         return index;
     }
     reader.beginObject();
@@ -48,7 +48,7 @@ ShardIndex parseShardIndex(std::string_view json)
         if (key == "weight_map") {
             sawWeightMap = true;
             if (reader.peek() != JsonReader::Kind::Object) {
-                index.diagnostics.push_back(indexError("weight_map is not an object", reader.position()));
+                index.diagnostics.add(indexError("weight_map is not an object", reader.position()));
                 reader.skipValue();
                 continue;
             }
@@ -60,8 +60,8 @@ ShardIndex parseShardIndex(std::string_view json)
                     break;
                 std::string shard;
                 if (reader.peek() != JsonReader::Kind::String) {
-                    index.diagnostics.push_back(indexError(
-                        "weight_map entry \"" + printable(tensor) + "\" is not a file name string",
+                    index.diagnostics.add(indexError(
+                        "weight_map entry " + quotedName(tensor) + " is not a file name string",
                         reader.position(), tensor));
                     reader.skipValue();
                     continue;
@@ -71,7 +71,7 @@ ShardIndex parseShardIndex(std::string_view json)
             }
         } else if (key == "metadata") {
             if (reader.peek() != JsonReader::Kind::Object) {
-                index.diagnostics.push_back(indexError("metadata is not an object", reader.position()));
+                index.diagnostics.add(indexError("metadata is not an object", reader.position()));
                 reader.skipValue();
                 continue;
             }
@@ -85,7 +85,7 @@ ShardIndex parseShardIndex(std::string_view json)
                     if (reader.readNumber(number) && number.type == JsonReader::Number::Type::Unsigned)
                         index.totalSize = number.value;
                     else if (!reader.failed())
-                        index.diagnostics.push_back(indexError(
+                        index.diagnostics.add(indexError(
                             "metadata.total_size is not a non-negative integer", start));
                 } else {
                     reader.skipValue();
@@ -98,9 +98,9 @@ ShardIndex parseShardIndex(std::string_view json)
     }
     reader.atEnd();
     if (reader.failed())
-        index.diagnostics.push_back(indexError("index JSON: " + reader.error(), reader.errorPosition()));
+        index.diagnostics.add(indexError("index JSON: " + reader.error(), reader.errorPosition()));
     else if (!sawWeightMap)
-        index.diagnostics.push_back(indexError("the index has no weight_map", 0));
+        index.diagnostics.add(indexError("the index has no weight_map", 0));
     return index;
 }
 

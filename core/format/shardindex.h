@@ -22,10 +22,10 @@ struct ShardIndex {
     std::vector<Entry> weightMap;                                // in file order, repeats kept
     std::vector<std::pair<std::string, std::string>> metadata;  // key -> value as JSON text
     std::optional<std::uint64_t> totalSize;
-    std::vector<Diagnostic> diagnostics;                        // rule "index-json" errors
+    DiagnosticList diagnostics;                                 // Rule::IndexJson errors
 };
 
-// Parses index JSON (pure; no I/O). Problems are errors with rule "index-json".
+// Parses index JSON (pure; no I/O). Problems are Rule::IndexJson errors.
 ShardIndex parseShardIndex(std::string_view json);
 
 // True when a shard name from an index is a plain file name next to the index: not empty, no

@@ -9,12 +9,6 @@ namespace stb {
 
 namespace {
 
-Diagnostic indexProblem(std::string rule, std::string message, std::uint64_t offset,
-                        std::string tensor = {})
-{
-    return {Severity::Error, std::move(rule), {}, std::move(message), offset, std::move(tensor)};
-}
-
 std::string folderOf(const std::string &path)
 {
     const auto slash = path.rfind('/');
@@ -73,19 +67,14 @@ void Checkpoint::openShards(const std::string &folder)
         if (!seen.emplace(entry.shard, true).second)
             continue;
         if (!isPlainShardName(entry.shard)) {
-            m_diagnostics.push_back(indexProblem(
-                "index-shard-name",
-                "shard name \"" + printable(entry.shard)
-                    + "\" is not a plain file name next to the index: refused, not followed",
+            m_diagnostics.add(diagnose(Rule::IndexShardName, "shard name " + quotedName(entry.shard) + " is not a plain file name next to the index: refused, not followed",
                 entry.offset, entry.tensor));
             continue;
         }
         std::string error;
         auto file = SafetensorsFile::open(folder + "/" + entry.shard, error);
         if (!file)
-            m_diagnostics.push_back(indexProblem("index-missing-shard",
-                                                 "shard \"" + printable(entry.shard)
-                                                     + "\" cannot be read: " + error,
+            m_diagnostics.add(diagnose(Rule::IndexMissingShard, "shard " + quotedName(entry.shard) + " cannot be read: " + error,
                                                  entry.offset, entry.tensor));
         m_shards.push_back(std::move(file));
         m_shardNames.push_back(entry.shard);
@@ -106,10 +95,7 @@ void Checkpoint::audit()
         for (const auto &t : m_shards[s]->header().tensors) {
             auto [it, inserted] = foundIn.try_emplace(t.name, s);
             if (!inserted) {
-                m_diagnostics.push_back(indexProblem(
-                    "index-duplicate-tensor",
-                    "tensor \"" + printable(t.name) + "\" is in two shards: \"" + printable(m_shardNames[it->second])
-                        + "\" and \"" + printable(m_shardNames[s]) + "\"",
+                m_diagnostics.add(diagnose(Rule::IndexDuplicateTensor, "tensor " + quotedName(t.name) + " is in two shards: " + quotedName(m_shardNames[it->second]) + " and " + quotedName(m_shardNames[s]),
                     t.headerOffset, t.name));
                 continue;
             }
@@ -123,10 +109,7 @@ void Checkpoint::audit()
         auto [it, inserted] = listed.try_emplace(entry.tensor, &entry);
         if (!inserted) {
             if (it->second->shard != entry.shard)
-                m_diagnostics.push_back(indexProblem(
-                    "index-duplicate-tensor",
-                    "tensor \"" + printable(entry.tensor) + "\" is listed twice, in \""
-                        + printable(it->second->shard) + "\" and \"" + printable(entry.shard) + "\"",
+                m_diagnostics.add(diagnose(Rule::IndexDuplicateTensor, "tensor " + quotedName(entry.tensor) + " is listed twice, in " + quotedName(it->second->shard) + " and " + quotedName(entry.shard),
                     entry.offset, entry.tensor));
             it->second = &entry;
         }
@@ -137,24 +120,15 @@ void Checkpoint::audit()
             continue; // the shard itself is reported
         const auto found = foundIn.find(name);
         if (found == foundIn.end())
-            m_diagnostics.push_back(indexProblem(
-                "index-missing-tensor",
-                "tensor \"" + printable(entry->tensor) + "\" is listed in shard \""
-                    + printable(entry->shard) + "\" but no shard holds it",
+            m_diagnostics.add(diagnose(Rule::IndexMissingTensor, "tensor " + quotedName(entry->tensor) + " is listed in shard " + quotedName(entry->shard) + " but no shard holds it",
                 entry->offset, entry->tensor));
         else if (found->second != shard->second)
-            m_diagnostics.push_back(indexProblem(
-                "index-wrong-shard",
-                "tensor \"" + printable(entry->tensor) + "\" is listed in shard \""
-                    + printable(entry->shard) + "\" but is in \"" + printable(m_shardNames[found->second]) + "\"",
+            m_diagnostics.add(diagnose(Rule::IndexWrongShard, "tensor " + quotedName(entry->tensor) + " is listed in shard " + quotedName(entry->shard) + " but is in " + quotedName(m_shardNames[found->second]),
                 entry->offset, entry->tensor));
     }
     for (const auto &tensor : m_tensors) {
         if (!listed.count(tensor.info->name))
-            m_diagnostics.push_back(indexProblem(
-                "index-unlisted-tensor",
-                "tensor \"" + printable(tensor.info->name) + "\" is in shard \""
-                    + printable(m_shardNames[tensor.shard]) + "\" but not in the index's weight_map",
+            m_diagnostics.add(diagnose(Rule::IndexUnlistedTensor, "tensor " + quotedName(tensor.info->name) + " is in shard " + quotedName(m_shardNames[tensor.shard]) + " but not in the index's weight_map",
                 tensor.info->headerOffset, tensor.info->name));
     }
     if (m_index.totalSize) {
@@ -163,9 +137,7 @@ void Checkpoint::audit()
             allShardsRead = allShardsRead && s;
         const std::uint64_t sum = totalTensorBytes();
         if (allShardsRead && sum != *m_index.totalSize)
-            m_diagnostics.push_back(indexProblem(
-                "index-total-size",
-                "metadata.total_size is " + std::to_string(*m_index.totalSize)
+            m_diagnostics.add(diagnose(Rule::IndexTotalSize, "metadata.total_size is " + std::to_string(*m_index.totalSize)
                     + " but the shards' tensors hold " + std::to_string(sum) + " bytes",
                 0));
     }

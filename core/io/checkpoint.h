@@ -34,7 +34,7 @@ public:
     const std::vector<Tensor> &tensors() const { return m_tensors; }
     // Index problems and index-vs-shard inconsistencies (empty for a single file). Each shard's
     // own header diagnostics are in shards()[i]->header().
-    const std::vector<Diagnostic> &diagnostics() const { return m_diagnostics; }
+    const DiagnosticList &diagnostics() const { return m_diagnostics; }
     const ShardIndex *index() const { return m_sharded ? &m_index : nullptr; }
 
     // Valid when every shard is valid and the index agrees with the shards.
@@ -58,7 +58,7 @@ private:
     std::vector<std::shared_ptr<const SafetensorsFile>> m_shards;
     std::vector<std::string> m_shardNames;
     std::vector<Tensor> m_tensors;
-    std::vector<Diagnostic> m_diagnostics;
+    DiagnosticList m_diagnostics;
 };
 
 } // namespace stb

@@ -11,7 +11,7 @@ namespace {
 
 Json nullIfEmpty(const std::string &s) { return s.empty() ? Json() : Json(s); }
 
-Json warningsJson(const std::vector<Diagnostic> &diagnostics)
+Json warningsJson(const DiagnosticList &diagnostics)
 {
     auto list = Json::array();
     for (const auto &d : diagnostics) {
@@ -35,9 +35,9 @@ Json metadataJson(const Header &header)
 
 Json diagnosticJson(const Diagnostic &d, bool withReference)
 {
-    Json j = {{"rule", d.rule}};
+    Json j = {{"rule", std::string(d.id())}};
     if (withReference)
-        j["reference"] = nullIfEmpty(d.reference);
+        j["reference"] = d.reference().empty() ? Json() : Json(std::string(d.reference()));
     j["message"] = d.message;
     j["offset"] = d.offset;
     j["tensor"] = nullIfEmpty(d.tensor);
@@ -54,6 +54,7 @@ Json fileCheckJson(const SafetensorsFile &file)
     j["valid"] = h.valid();
     j["error"] = h.verdict() ? diagnosticJson(*h.verdict()) : Json();
     j["warnings"] = warningsJson(h.diagnostics);
+    j["diagnostic_count"] = h.diagnostics.total();
     return j;
 }
 
@@ -74,6 +75,7 @@ Json checkpointCheckJson(const Checkpoint &checkpoint)
     }
     j["warnings"] = warnings;
     j["index_problems"] = problems;
+    j["diagnostic_count"] = checkpoint.diagnostics().total();
     auto shards = Json::array();
     for (std::size_t i = 0; i < checkpoint.shards().size(); ++i) {
         const auto &s = checkpoint.shards()[i];
@@ -81,7 +83,7 @@ Json checkpointCheckJson(const Checkpoint &checkpoint)
             shards.push_back(fileCheckJson(*s));
         else
             shards.push_back({{"file", checkpoint.shardNames()[i]}, {"valid", false}, {"error", nullptr},
-                              {"warnings", Json::array()}, {"readable", false}});
+                              {"warnings", Json::array()}, {"diagnostic_count", 0}, {"readable", false}});
     }
     j["shards"] = shards;
     return j;

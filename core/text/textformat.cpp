@@ -65,4 +65,14 @@ std::string printable(std::string_view text)
     return out;
 }
 
+std::string quotedName(std::string_view name)
+{
+    if (name.size() <= kQuotedNameBytes)
+        return '"' + printable(name) + '"';
+    std::size_t cut = kQuotedNameBytes;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80)
+        --cut; // never split a UTF-8 sequence
+    return '"' + printable(name.substr(0, cut)) + "\u2026\" (" + formatCount(name.size()) + " bytes)";
+}
+
 } // namespace stb

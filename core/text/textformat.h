@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -17,5 +18,10 @@ std::string formatCount(std::uint64_t value);
 std::string formatBytes(std::uint64_t bytes);
 // A name safe to print inside quotes: control characters and '"' escaped as in JSON.
 std::string printable(std::string_view text);
+// A name (tensor, key, shard) for a message: printable() in double quotes, and when longer than
+// kQuotedNameBytes only its first bytes (cut at a character boundary) and its length:
+// "model.layers…" (1,048,576 bytes). A message never grows with the names it holds.
+inline constexpr std::size_t kQuotedNameBytes = 200;
+std::string quotedName(std::string_view name);
 
 } // namespace stb

@@ -175,9 +175,12 @@ private slots:
             QJsonParseError error;
             objects[i] = QJsonDocument::fromJson(lines[i].toUtf8(), &error).object();
             QCOMPARE(error.error, QJsonParseError::NoError);
-            QCOMPARE(objects[i].keys(), (QStringList{u"error"_s, u"file"_s, u"valid"_s, u"warnings"_s}));
+            QCOMPARE(objects[i].keys(),
+                     (QStringList{u"diagnostic_count"_s, u"error"_s, u"file"_s, u"valid"_s, u"warnings"_s}));
         }
         QCOMPARE(objects[0][u"valid"_s].toBool(), true);
+        QCOMPARE(objects[0][u"diagnostic_count"_s].toInt(), 0);
+        QCOMPARE(objects[1][u"diagnostic_count"_s].toInt(), 1);
         QVERIFY(objects[0][u"error"_s].isNull());
         QCOMPARE(objects[1][u"valid"_s].toBool(), false);
         const QJsonObject error = objects[1][u"error"_s].toObject();
@@ -187,6 +190,31 @@ private slots:
         QCOMPARE(error[u"tensor"_s].toString(), u"b"_s);
         QVERIFY(!error[u"message"_s].toString().isEmpty());
         QCOMPARE(objects[2][u"error"_s].toObject()[u"rule"_s].toString(), u"unreadable"_s);
+    }
+
+    // More problems than a file keeps (10,000): text says how many more, JSON carries the total.
+    void problemsBeyondTheCap()
+    {
+        constexpr int kCount = 10005;
+        std::string json = "{";
+        for (int i = 0; i < kCount; ++i) // F32 [1] in 8 bytes: a "size" error each
+            json += std::string(i ? "," : "") + "\"t" + std::to_string(i)
+                + "\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[" + std::to_string(8 * i) + ","
+                + std::to_string(8 * i + 8) + "]}";
+        json += "}";
+        json.resize((json.size() + 7) / 8 * 8, ' '); // data aligned: no "misaligned" warnings
+        const QString file = path(u"many.safetensors"_s);
+        QVERIFY(test::writeBytes(file.toStdString(), test::rawFile(json, 8 * kCount)));
+
+        Run run = inspect({u"info"_s, file});
+        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.out.count(u"\n  error: size (TensorInvalidInfo)"_s), 9999); // all stored but the verdict
+        QVERIFY2(run.out.contains(u"\n  and 5 more (only the first 10,000 of a file are kept)\n"_s),
+                 qPrintable(run.out.left(2000)));
+
+        run = inspect({u"check"_s, u"--json"_s, file});
+        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(QJsonDocument::fromJson(run.out.toUtf8()).object()[u"diagnostic_count"_s].toInt(), kCount);
     }
 
     void infoJson()

@@ -2,6 +2,7 @@
 // against the shards.
 #include "core/io/checkpoint.h"
 #include "core/format/writer.h"
+#include "tests/support/ruletostring.h"
 #include "tests/support/testfiles.h"
 
 #include <QTemporaryDir>
@@ -11,6 +12,8 @@
 #include <fstream>
 
 using namespace stb;
+
+Q_DECLARE_METATYPE(std::vector<stb::Rule>)
 
 namespace {
 
@@ -30,9 +33,11 @@ void writeShard(const std::string &path, const std::vector<std::string> &names)
     QVERIFY2(writeFile(path, specs, data, {{"format", "pt"}}, error), error.c_str());
 }
 
-std::vector<std::string> rules(const Checkpoint &checkpoint)
+using Rules = std::vector<Rule>;
+
+Rules rules(const Checkpoint &checkpoint)
 {
-    std::vector<std::string> out;
+    Rules out;
     for (const auto &d : checkpoint.diagnostics())
         out.push_back(d.rule);
     std::sort(out.begin(), out.end());
@@ -68,50 +73,47 @@ private slots:
     {
         QTest::addColumn<QString>("weightMap");
         QTest::addColumn<QString>("totalSize");
-        QTest::addColumn<QStringList>("expectedRules");
+        QTest::addColumn<Rules>("expectedRules");
         const QString good = QStringLiteral(R"("a.weight": "%1", "b.weight": "%1", "c.weight": "%2")")
                                  .arg(QLatin1String(kShard1), QLatin1String(kShard2));
-        QTest::newRow("consistent") << good << QStringLiteral("48") << QStringList{};
-        QTest::newRow("no total_size") << good << QString() << QStringList{};
-        QTest::newRow("total_size wrong") << good << QStringLiteral("49") << QStringList{QStringLiteral("index-total-size")};
+        QTest::newRow("consistent") << good << QStringLiteral("48") << Rules{};
+        QTest::newRow("no total_size") << good << QString() << Rules{};
+        QTest::newRow("total_size wrong") << good << QStringLiteral("49") << Rules{Rule::IndexTotalSize};
         QTest::newRow("listed but missing")
             << good + QStringLiteral(R"(, "d.weight": "%1")").arg(QLatin1String(kShard2)) << QString()
-            << QStringList{QStringLiteral("index-missing-tensor")};
+            << Rules{Rule::IndexMissingTensor};
         QTest::newRow("present but unlisted")
             << QStringLiteral(R"("a.weight": "%1", "c.weight": "%2")").arg(QLatin1String(kShard1), QLatin1String(kShard2))
-            << QString() << QStringList{QStringLiteral("index-unlisted-tensor")};
+            << QString() << Rules{Rule::IndexUnlistedTensor};
         QTest::newRow("listed in the wrong shard")
             << QStringLiteral(R"("a.weight": "%2", "b.weight": "%1", "c.weight": "%2")").arg(QLatin1String(kShard1), QLatin1String(kShard2))
-            << QString() << QStringList{QStringLiteral("index-wrong-shard")};
+            << QString() << Rules{Rule::IndexWrongShard};
         QTest::newRow("missing shard file")
             << good + QStringLiteral(R"(, "d.weight": "model-00003-of-00003.safetensors")") << QString()
-            << QStringList{QStringLiteral("index-missing-shard")};
+            << Rules{Rule::IndexMissingShard};
         QTest::newRow("shard name with a slash")
             << good + QStringLiteral(R"(, "d.weight": "sub/x.safetensors")") << QString()
-            << QStringList{QStringLiteral("index-shard-name")};
+            << Rules{Rule::IndexShardName};
         QTest::newRow("shard name with ..")
-            << good + QStringLiteral(R"(, "d.weight": "..")") << QString() << QStringList{QStringLiteral("index-shard-name")};
+            << good + QStringLiteral(R"(, "d.weight": "..")") << QString() << Rules{Rule::IndexShardName};
         QTest::newRow("shard name is a URL")
             << good + QStringLiteral(R"(, "d.weight": "https:x.safetensors")") << QString()
-            << QStringList{QStringLiteral("index-shard-name")};
+            << Rules{Rule::IndexShardName};
         QTest::newRow("absolute shard name")
-            << good + QStringLiteral(R"(, "d.weight": "/etc/passwd")") << QString() << QStringList{QStringLiteral("index-shard-name")};
+            << good + QStringLiteral(R"(, "d.weight": "/etc/passwd")") << QString() << Rules{Rule::IndexShardName};
     }
     void audit()
     {
         QFETCH(QString, weightMap);
         QFETCH(QString, totalSize);
-        QFETCH(QStringList, expectedRules);
+        QFETCH(Rules, expectedRules);
         const std::string index = writeIndex(weightMap, totalSize);
         std::string error;
         const auto checkpoint = Checkpoint::open(index, error);
         QVERIFY2(checkpoint, error.c_str());
         QVERIFY(checkpoint->isSharded());
-        std::vector<std::string> expected;
-        for (const auto &r : expectedRules)
-            expected.push_back(r.toStdString());
-        QCOMPARE(rules(*checkpoint), expected);
-        QCOMPARE(checkpoint->valid(), expectedRules.isEmpty());
+        QCOMPARE(rules(*checkpoint), expectedRules);
+        QCOMPARE(checkpoint->valid(), expectedRules.empty());
         QCOMPARE(checkpoint->tensors().size(), std::size_t(3));
         for (const auto &s : checkpoint->shards())
             QVERIFY(!s || s->path().find(m_dir->path().toStdString()) == 0); // never outside the folder
@@ -126,7 +128,7 @@ private slots:
         std::string error;
         const auto checkpoint = Checkpoint::open(index, error);
         QVERIFY(checkpoint);
-        QCOMPARE(rules(*checkpoint), std::vector<std::string>{"index-duplicate-tensor"});
+        QCOMPARE(rules(*checkpoint), Rules{Rule::IndexDuplicateTensor});
         QVERIFY(!checkpoint->valid());
     }
 
@@ -141,7 +143,7 @@ private slots:
         QVERIFY(checkpoint);
         QVERIFY(!checkpoint->valid());
         QVERIFY(checkpoint->firstError());
-        QCOMPARE(checkpoint->firstError()->rule, std::string("index-missing-tensor"));
+        QCOMPARE(checkpoint->firstError()->rule, Rule::IndexMissingTensor);
         QCOMPARE(checkpoint->problemCount(), std::size_t(2)); // the tensor and the broken shard
     }
 
@@ -165,7 +167,7 @@ private slots:
         const auto checkpoint = Checkpoint::open(index, error);
         QVERIFY(checkpoint);
         QVERIFY(!checkpoint->valid());
-        QCOMPARE(checkpoint->firstError()->rule, std::string("index-json"));
+        QCOMPARE(checkpoint->firstError()->rule, Rule::IndexJson);
     }
 
 private:

@@ -45,8 +45,7 @@ private slots:
         const auto parsed = SafetensorsFile::open(path, error);
         QVERIFY(parsed);
         QVERIFY(!parsed->header().valid());
-        QCOMPARE(parsed->header().verdict()->rule, size < 8 ? std::string("header-too-small")
-                                                            : std::string("header-json"));
+        QCOMPARE(parsed->header().verdict()->rule, size < 8 ? Rule::HeaderTooSmall : Rule::HeaderJson);
     }
 
     void unreadablePaths_data()

@@ -124,13 +124,13 @@ private slots:
             QVERIFY(std::equal(data[i].begin(), data[i].end(), out.begin() + static_cast<std::ptrdiff_t>(header.fileOffset(*found))));
         }
         // The only warnings: the empty tensor sharing its offset, and a dtype older readers lack.
-        auto count = [&](const char *rule) {
+        auto count = [&](Rule rule) {
             return std::count_if(header.diagnostics.begin(), header.diagnostics.end(),
                                  [&](const Diagnostic &d) { return d.rule == rule; });
         };
-        QCOMPARE(count("shared-offset"), 1);
-        QCOMPARE(count("new-dtype"), dtypeInfo(type).knownToOlderReaders ? 0 : 1);
-        QCOMPARE(header.warningCount(), std::size_t(1 + count("new-dtype")));
+        QCOMPARE(count(Rule::SharedOffset), 1);
+        QCOMPARE(count(Rule::NewDtype), dtypeInfo(type).knownToOlderReaders ? 0 : 1);
+        QCOMPARE(header.warningCount(), std::size_t(1 + count(Rule::NewDtype)));
     }
 
     void sampleModelIsValid()

@@ -411,7 +411,7 @@ QString CheckpointView::validityText() const
         if (m_checkpoint->shards()[s] && m_checkpoint->shards()[s]->header().verdict() == error)
             where = tr(" in %1").arg(toQString(m_checkpoint->shardNames()[s]));
     }
-    return tr("invalid: %1 at byte %2%3").arg(toQString(error->rule), countText(error->offset), where);
+    return tr("invalid: %1 at byte %2%3").arg(toQString(error->id()), countText(error->offset), where);
 }
 
 } // namespace stb

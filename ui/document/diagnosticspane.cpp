@@ -61,14 +61,14 @@ void DiagnosticsPane::setCheckpoint(const Checkpoint &checkpoint)
     int errors = 0, warnings = 0;
     QList<QTreeWidgetItem *> items;
     auto add = [&](const Diagnostic &d, int shard, const QString &file) {
-        auto *item = new QTreeWidgetItem({ d.isError() ? tr("error") : tr("warning"), toQString(d.rule), file,
+        auto *item = new QTreeWidgetItem({ d.isError() ? tr("error") : tr("warning"), toQString(d.id()), file,
             countText(d.offset), toQString(d.tensor), toQString(d.message) });
         item->setIcon(SeverityColumn, d.isError() ? errorIcon : warningIcon);
         item->setToolTip(MessageColumn, toQString(d.message));
         item->setToolTip(TensorColumn, toQString(d.tensor));
-        if (!d.reference.empty())
+        if (!d.reference().empty())
             item->setToolTip(
-                RuleColumn, tr("The reference implementation says: %1").arg(toQString(d.reference)));
+                RuleColumn, tr("The reference implementation says: %1").arg(toQString(d.reference())));
         item->setTextAlignment(OffsetColumn, Qt::AlignRight | Qt::AlignVCenter);
         item->setData(OffsetColumn, OffsetRole, static_cast<qulonglong>(d.offset));
         item->setData(OffsetColumn, ShardRole, shard);

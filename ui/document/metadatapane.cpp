@@ -138,7 +138,7 @@ void MetadataPane::showFile(const Checkpoint &checkpoint, std::size_t shard)
         QList<QTreeWidgetItem *> warnings;
         for (const auto &d : header.diagnostics) {
             if (!d.isError())
-                warnings << new QTreeWidgetItem(QStringList { toQString(d.rule), toQString(d.message) });
+                warnings << new QTreeWidgetItem(QStringList { toQString(d.id()), toQString(d.message) });
         }
         if (!warnings.isEmpty())
             section(tr("Warnings"))->addChildren(warnings);

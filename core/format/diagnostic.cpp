@@ -1,0 +1,20 @@
+#include "core/format/diagnostic.h"
+
+#include <algorithm>
+
+namespace stb {
+
+std::string diagnosticLine(const Diagnostic &d)
+{
+    std::string text(d.id());
+    if (!d.reference().empty())
+        text += " (" + std::string(d.reference()) + ")";
+    return text + " at byte " + std::to_string(d.offset) + ": " + d.message;
+}
+
+void DiagnosticList::putErrorsFirst()
+{
+    std::stable_partition(m_items.begin(), m_items.end(), [](const Diagnostic &d) { return d.isError(); });
+}
+
+} // namespace stb
