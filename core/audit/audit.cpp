@@ -20,21 +20,22 @@ constexpr std::uint64_t kLargeTensorBytes = 64ull << 20;
 
 void addFlags(AuditEntry &entry)
 {
+    using Kind = AuditFlag::Kind;
     const TensorStats &s = entry.analysis.stats;
     if (!entry.readable) {
-        entry.flags.push_back("unreadable");
+        entry.flags.push_back({Kind::Unreadable});
         return;
     }
     if (s.nan)
-        entry.flags.push_back("nan");
+        entry.flags.push_back({Kind::Nan});
     if (s.posInf || s.negInf)
-        entry.flags.push_back("inf");
+        entry.flags.push_back({Kind::Inf});
     if (s.count && s.zeros == s.count)
-        entry.flags.push_back("all_zero");
+        entry.flags.push_back({Kind::AllZero});
     else if (s.count > 1 && s.finite == s.count && s.min == s.max)
-        entry.flags.push_back("constant");
+        entry.flags.push_back({Kind::Constant});
     if (entry.analysis.outliers)
-        entry.flags.push_back("outlier:" + std::to_string(entry.analysis.outliers));
+        entry.flags.push_back({Kind::Outlier, entry.analysis.outliers});
 }
 
 // What identical bytes of one dtype certainly share: exact counts, extremes (by value: -0 and
@@ -133,7 +134,7 @@ bool findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entri
                         ? entries[members[o]].duplicateOf
                         : static_cast<std::ptrdiff_t>(members[o]);
                     entries[members[m]].duplicateOf = original;
-                    entries[members[m]].flags.push_back("duplicate");
+                    entries[members[m]].flags.push_back({AuditFlag::Kind::Duplicate});
                     break;
                 }
             }
@@ -143,6 +144,11 @@ bool findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entri
 }
 
 } // namespace
+
+bool AuditEntry::has(AuditFlag::Kind kind) const
+{
+    return std::any_of(flags.begin(), flags.end(), [kind](const AuditFlag &flag) { return flag.kind == kind; });
+}
 
 std::string AuditSummary::text() const
 {
@@ -256,12 +262,10 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
         s.withNan += st.nan > 0;
         s.withInf += (st.posInf + st.negInf) > 0;
         s.unreadable += !entry.readable;
-        for (const auto &flag : entry.flags) {
-            s.allZero += flag == "all_zero";
-            s.constant += flag == "constant";
-            s.withOutliers += flag.rfind("outlier", 0) == 0;
-            s.duplicates += flag == "duplicate";
-        }
+        s.allZero += entry.has(AuditFlag::Kind::AllZero);
+        s.constant += entry.has(AuditFlag::Kind::Constant);
+        s.withOutliers += entry.has(AuditFlag::Kind::Outlier);
+        s.duplicates += entry.has(AuditFlag::Kind::Duplicate);
     }
     return result;
 }

@@ -11,13 +11,35 @@
 
 namespace stb {
 
+// One thing an auditor looks for in a tensor, with its detail. Written as text only at the edge
+// (auditFlagId in auditreport.h: "nan", "outlier:3").
+struct AuditFlag {
+    enum class Kind : std::uint8_t {
+        Unreadable, // its bytes are not all inside the file
+        Nan,
+        Inf,
+        AllZero,   // every element is zero
+        Constant,  // every element is equal (and finite)
+        Outlier,   // `outliers` values beyond 6 standard deviations
+        Duplicate, // the same bytes as an earlier tensor (AuditEntry::duplicateOf)
+    };
+    Kind kind;
+    std::uint64_t outliers = 0; // Outlier only
+
+    // Values a model cannot use, as opposed to values that deserve a look.
+    bool unusable() const { return kind == Kind::Unreadable || kind == Kind::Nan || kind == Kind::Inf; }
+    bool operator==(const AuditFlag &) const = default;
+};
+
 // One tensor's audit: its statistics and the flags an auditor looks for.
 struct AuditEntry {
     std::size_t tensor = 0;        // index into Checkpoint::tensors()
     bool readable = true;          // false when its bytes are not all inside the file
     TensorAnalysis analysis;
-    std::vector<std::string> flags; // "nan", "inf", "all_zero", "constant", "outlier:N", "duplicate"
+    std::vector<AuditFlag> flags;  // in the order of AuditFlag::Kind
     std::ptrdiff_t duplicateOf = -1; // index into AuditResult::entries of the earlier identical tensor
+
+    bool has(AuditFlag::Kind kind) const;
 };
 
 struct AuditSummary {

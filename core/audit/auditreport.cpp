@@ -13,14 +13,35 @@ Json number(double value) { return std::isfinite(value) ? Json(value) : Json(); 
 
 } // namespace
 
+std::string auditFlagId(const AuditFlag &flag)
+{
+    switch (flag.kind) {
+    case AuditFlag::Kind::Unreadable:
+        return "unreadable";
+    case AuditFlag::Kind::Nan:
+        return "nan";
+    case AuditFlag::Kind::Inf:
+        return "inf";
+    case AuditFlag::Kind::AllZero:
+        return "all_zero";
+    case AuditFlag::Kind::Constant:
+        return "constant";
+    case AuditFlag::Kind::Outlier:
+        return "outlier:" + std::to_string(flag.outliers);
+    case AuditFlag::Kind::Duplicate:
+        return "duplicate";
+    }
+    return "unknown";
+}
+
 std::string auditFlagsText(const Checkpoint &checkpoint, const AuditResult &audit, const AuditEntry &entry)
 {
     std::string out;
     for (const auto &flag : entry.flags) {
         if (!out.empty())
             out += ", ";
-        out += flag;
-        if (flag == "duplicate" && entry.duplicateOf >= 0)
+        out += auditFlagId(flag);
+        if (flag.kind == AuditFlag::Kind::Duplicate && entry.duplicateOf >= 0)
             out += " of " + checkpoint.tensors()[audit.entries[static_cast<std::size_t>(entry.duplicateOf)].tensor].info->name;
     }
     return out;
@@ -63,7 +84,10 @@ Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit)
         row["abs_max"] = number(s.absMax);
         const Histogram &h = entry.analysis.histogram;
         row["histogram"] = h.empty() ? Json() : Json({{"lo", h.lo}, {"hi", h.hi}, {"counts", h.counts}});
-        row["flags"] = entry.flags;
+        Json flags = Json::array();
+        for (const auto &flag : entry.flags)
+            flags.push_back(auditFlagId(flag));
+        row["flags"] = std::move(flags);
         row["duplicate_of"] = entry.duplicateOf >= 0
             ? Json(checkpoint.tensors()[audit.entries[static_cast<std::size_t>(entry.duplicateOf)].tensor].info->name)
             : Json();

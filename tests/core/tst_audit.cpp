@@ -26,6 +26,8 @@
 using namespace Qt::StringLiterals;
 using namespace stb;
 
+Q_DECLARE_METATYPE(stb::AuditFlag)
+
 namespace {
 
 constexpr float kNaNf = std::numeric_limits<float>::quiet_NaN();
@@ -168,11 +170,12 @@ using Run = stb::test::InspectRun;
 
 Run inspect(const QStringList &arguments) { return stb::test::runInspect(arguments); }
 
-QStringList toStringList(const std::vector<std::string> &flags)
+// The flags as JSON and text spell them.
+QStringList toStringList(const std::vector<AuditFlag> &flags)
 {
     QStringList out;
     for (const auto &f : flags)
-        out << QString::fromStdString(f);
+        out << QString::fromStdString(auditFlagId(f));
     return out;
 }
 
@@ -185,6 +188,8 @@ private slots:
     void initTestCase();
     void flags_data();
     void flags();
+    void flagIds_data();
+    void flagIds();
     void everyTensorAudited();
     void sameWithAnyThreads();
     void duplicatesWithoutDigests();
@@ -247,6 +252,32 @@ void tst_Audit::initTestCase()
     options.threads = 2;
     m_audit = auditCheckpoint(*m_checkpoint, options);
     QVERIFY(m_audit);
+}
+
+// Flags are typed in core; their identifiers (the JSON contract) are made only at the edge.
+void tst_Audit::flagIds_data()
+{
+    QTest::addColumn<AuditFlag>("flag");
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<bool>("unusable");
+    using Kind = AuditFlag::Kind;
+    QTest::newRow("unreadable") << AuditFlag{Kind::Unreadable} << u"unreadable"_s << true;
+    QTest::newRow("nan") << AuditFlag{Kind::Nan} << u"nan"_s << true;
+    QTest::newRow("inf") << AuditFlag{Kind::Inf} << u"inf"_s << true;
+    QTest::newRow("all_zero") << AuditFlag{Kind::AllZero} << u"all_zero"_s << false;
+    QTest::newRow("constant") << AuditFlag{Kind::Constant} << u"constant"_s << false;
+    QTest::newRow("outlier") << AuditFlag{Kind::Outlier, 3} << u"outlier:3"_s << false;
+    QTest::newRow("outlier, many") << AuditFlag{Kind::Outlier, 1'000'000} << u"outlier:1000000"_s << false;
+    QTest::newRow("duplicate") << AuditFlag{Kind::Duplicate} << u"duplicate"_s << false;
+}
+
+void tst_Audit::flagIds()
+{
+    QFETCH(AuditFlag, flag);
+    QFETCH(QString, id);
+    QFETCH(bool, unusable);
+    QCOMPARE(QString::fromStdString(auditFlagId(flag)), id);
+    QCOMPARE(flag.unusable(), unusable);
 }
 
 void tst_Audit::flags_data()

@@ -32,7 +32,7 @@ QString statText(double value)
 QColor flagColor(const AuditEntry &entry)
 {
     for (const auto &flag : entry.flags) {
-        if (flag == "nan" || flag == "inf" || flag == "unreadable")
+        if (flag.unusable())
             return QColor(0xc0, 0x39, 0x2b);
     }
     return QColor(0xb9, 0x77, 0x0e);
@@ -193,7 +193,7 @@ QVariant AuditModel::sortKey(const AuditEntry &entry, int column) const
         // Unusable values (NaN, Inf, unreadable) outrank everything else put together.
         int severity = 0;
         for (const auto &flag : entry.flags)
-            severity += flag == "nan" || flag == "inf" || flag == "unreadable" ? 100 : 1;
+            severity += flag.unusable() ? 100 : 1;
         return severity;
     }
     default:
