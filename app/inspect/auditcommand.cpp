@@ -57,7 +57,7 @@ int runAudit(const Invocation &invocation)
     }
     const bool nonFinite = audit->summary.withNan || audit->summary.withInf;
     if (invocation.isSet(kJsonOption.name)) {
-        const std::string json = auditJson(*checkpoint, *audit).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        const std::string json = jsonText(auditJson(*checkpoint, *audit));
         std::printf("%s\n", json.c_str());
         return nonFinite ? Findings : Ok;
     }

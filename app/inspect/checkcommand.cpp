@@ -30,24 +30,23 @@ int runCheck(const Invocation &invocation)
         if (!checkpoint) {
             anyUnreadable = true;
             if (asJson)
-                printLine(Json({{"file", path},
-                                          {"valid", false},
-                                          {"error",
-                                           {{"rule", "unreadable"},
-                                            {"reference", nullptr},
-                                            {"message", "cannot read " + path + ": " + error},
-                                            {"offset", nullptr},
-                                            {"tensor", nullptr}}},
-                                          {"warnings", Json::array()},
-                                          {"diagnostic_count", 0}})
-                              .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                printLine(jsonText({{"file", path},
+                                    {"valid", false},
+                                    {"error",
+                                     {{"rule", "unreadable"},
+                                      {"reference", nullptr},
+                                      {"message", "cannot read " + path + ": " + error},
+                                      {"offset", nullptr},
+                                      {"tensor", nullptr}}},
+                                    {"warnings", Json::array()},
+                                    {"diagnostic_count", 0}}));
             else
                 std::fprintf(stderr, "%s: cannot read: %s\n", path.c_str(), error.c_str());
             continue;
         }
         anyInvalid = anyInvalid || !checkpoint->valid();
         if (asJson) {
-            printLine(checkpointCheckJson(*checkpoint).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+            printLine(jsonText(checkpointCheckJson(*checkpoint)));
             continue;
         }
         if (!checkpoint->isSharded()) {

@@ -47,7 +47,7 @@ int runDiff(const Invocation &invocation)
         return Usage;
     }
     if (invocation.isSet(kJsonOption.name)) {
-        std::printf("%s\n", comparisonJson(*a, *b, *comparison).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        std::printf("%s\n", jsonText(comparisonJson(*a, *b, *comparison)).c_str());
         return comparison->equivalent ? Ok : Findings;
     }
     TextTable table({"NAME", "STATUS", "A", "B", "MAX_ABS_DIFF", "AT", "MEAN_ABS_DIFF", "REL_L2", "COSINE", "DIFFERENT"},

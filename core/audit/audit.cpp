@@ -202,9 +202,7 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
     auto analyze = [&](AuditEntry &entry, unsigned useThreads) {
         const auto &t = tensors[entry.tensor];
         const SafetensorsFile *file = checkpoint.fileOf(t);
-        const auto count = t.info->elementCount();
-        const auto expected = t.info->expectedBytes();
-        if (!file || !count || !expected || *expected != t.info->byteLength() || !file->complete(*t.info)) {
+        if (!file || !file->fullyReadable(*t.info)) {
             entry.readable = false;
             report(t.info->byteLength());
             return;
@@ -212,7 +210,7 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
         AnalysisOptions one = options;
         one.threads = useThreads;
         std::uint64_t reported = 0;
-        auto analysis = analyzeTensor(t.info->dtype, file->tensorBytes(*t.info), *count, one, cancel,
+        auto analysis = analyzeTensor(t.info->dtype, file->tensorBytes(*t.info), *t.info->elementCount(), one, cancel,
                                       [&](std::uint64_t d, std::uint64_t all) {
                                           // Two passes count twice: report the share of this tensor.
                                           const std::uint64_t share = all ? t.info->byteLength() * d / all : 0;

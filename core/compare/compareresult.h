@@ -17,11 +17,7 @@ struct CompareResult {
     CompareTree tree;
 
     // Changed, with tolerances given and every element within them: not a difference that matters.
-    bool withinTolerance(const TensorPair &pair) const
-    {
-        return pair.status == PairStatus::Changed && options.tolerances && pair.readable && pair.metrics
-            && pair.metrics->outOfTolerance == 0;
-    }
+    bool withinTolerance(const TensorPair &pair) const { return stb::withinTolerance(pair, options.tolerances); }
 };
 
 } // namespace stb

@@ -40,8 +40,7 @@ CompareTree CompareTree::build(const Comparison &comparison, bool tolerances)
         const int id = add(parent, name.substr(start), static_cast<int>(p));
         tree.nodeOfPair.push_back(id);
         const TensorPair &pair = comparison.pairs[p];
-        const bool tolerable = tolerances && pair.status == PairStatus::Changed && pair.readable
-            && pair.metrics && pair.metrics->outOfTolerance == 0;
+        const bool tolerable = withinTolerance(pair, tolerances);
         ++tree.nodes[static_cast<std::size_t>(id)]
               .counts[tolerable ? kWithinTolerance : static_cast<std::size_t>(pair.status)];
     }

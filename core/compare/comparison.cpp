@@ -14,7 +14,6 @@ namespace stb {
 
 namespace {
 
-constexpr std::uint64_t kChunkElements = 1u << 18;
 constexpr std::uint64_t kBatch = 2048; // decoded elements held at once per side
 
 // Mergeable per-chunk sums behind DiffMetrics.
@@ -116,12 +115,9 @@ struct PairData {
 std::optional<PairData> pairData(const Checkpoint &ca, const Checkpoint &cb, const TensorPair &pair)
 {
     const SafetensorsFile *fa = ca.fileOf(*pair.a), *fb = cb.fileOf(*pair.b);
-    const auto count = pair.a->info->elementCount();
-    if (!fa || !fb || !count || pair.a->info->expectedBytes() != pair.a->info->byteLength()
-        || pair.b->info->expectedBytes() != pair.b->info->byteLength() || !fa->complete(*pair.a->info)
-        || !fb->complete(*pair.b->info))
+    if (!fa || !fb || !fa->fullyReadable(*pair.a->info) || !fb->fullyReadable(*pair.b->info))
         return std::nullopt;
-    return PairData{fa->tensorBytes(*pair.a->info), fb->tensorBytes(*pair.b->info), *count};
+    return PairData{fa->tensorBytes(*pair.a->info), fb->tensorBytes(*pair.b->info), *pair.a->info->elementCount()};
 }
 
 struct Chunk {
@@ -146,6 +142,12 @@ std::string_view statusName(PairStatus status)
     static constexpr std::string_view names[] = {"identical", "changed", "dtype_changed", "shape_changed",
                                                  "only_in_a", "only_in_b"};
     return names[static_cast<std::size_t>(status)];
+}
+
+bool withinTolerance(const TensorPair &pair, bool tolerances)
+{
+    return tolerances && pair.status == PairStatus::Changed && pair.readable && pair.metrics
+        && pair.metrics->outOfTolerance == 0;
 }
 
 std::map<std::string, std::string> checkpointMetadata(const Checkpoint &checkpoint)
@@ -286,10 +288,8 @@ std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoi
     }
     for (const auto &pair : result.pairs) {
         ++result.counts[static_cast<std::size_t>(pair.status)];
-        const bool fine = pair.readable
-            && (pair.status == PairStatus::Identical
-                || (pair.status == PairStatus::Changed && options.tolerances && pair.metrics
-                    && pair.metrics->outOfTolerance == 0));
+        const bool fine
+            = (pair.status == PairStatus::Identical && pair.readable) || withinTolerance(pair, options.tolerances);
         result.equivalent = result.equivalent && fine;
     }
     return result;

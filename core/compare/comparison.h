@@ -19,6 +19,7 @@ inline constexpr std::size_t kPairStatusCount = 6;
 // "identical", "changed", "dtype_changed", "shape_changed", "only_in_a", "only_in_b"
 std::string_view statusName(PairStatus status);
 
+
 // Value differences between two tensors of equal shape, over the elements finite on both sides.
 // Elements with NaN or ±Inf on either side are counted and left out of the metrics, so one NaN
 // does not hide every other difference.
@@ -40,6 +41,10 @@ struct TensorPair {
     std::optional<DiffMetrics> metrics; // changed, and dtype_changed with equal shapes
     bool readable = true;               // false when either side's bytes are not all in its file
 };
+
+// Changed, but judged by values (`tolerances`: atol/rtol were given) and every element within
+// them: not a difference that matters. The one definition for the verdict, the tree and views.
+bool withinTolerance(const TensorPair &pair, bool tolerances);
 
 struct MetadataDiff {
     std::map<std::string, std::string> added, removed;

@@ -14,6 +14,10 @@ bool parallelFor(std::uint64_t count, unsigned threads,
                  const std::function<bool(std::uint64_t index, unsigned worker)> &fn,
                  const std::atomic<bool> *cancel = nullptr);
 
+// Elements per chunk of parallel work (statistics, comparison): a multiple of 8, so chunks of
+// every dtype (4- and 6-bit included) start on a byte boundary; 1 MiB of F32.
+inline constexpr std::uint64_t kChunkElements = 1u << 18;
+
 // Hardware threads, at least 1; `requested` when not 0.
 unsigned threadCount(unsigned requested = 0);
 

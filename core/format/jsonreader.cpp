@@ -2,10 +2,6 @@
 
 #include "core/format/jsonnumber.h"
 
-#include <algorithm>
-#include <array>
-#include <charconv>
-#include <cmath>
 #include <cstdint>
 #include <string>
 

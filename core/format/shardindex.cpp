@@ -22,11 +22,9 @@ bool isPlainShardName(std::string_view name)
         return false;
     if (name.find("..") != std::string_view::npos)
         return false;
-    // A scheme: letters, digits, '+', '-', '.' then ':' ("file:", "https:").
-    const auto colon = name.find(':');
-    if (colon != std::string_view::npos)
-        return false;
-    return true;
+    // Any ':' is refused, not only a well-formed URL scheme ("file:", "https:"): no shard name
+    // that transformers writes holds one, and it would mean a drive or stream on other systems.
+    return name.find(':') == std::string_view::npos;
 }
 
 ShardIndex parseShardIndex(std::string_view json)

@@ -58,4 +58,10 @@ bool SafetensorsFile::complete(const TensorInfo &tensor) const
     return tensor.end >= tensor.begin && tensorBytes(tensor).size() == tensor.end - tensor.begin;
 }
 
+bool SafetensorsFile::fullyReadable(const TensorInfo &tensor) const
+{
+    const auto expected = tensor.expectedBytes();
+    return tensor.elementCount() && expected && *expected == tensor.byteLength() && complete(tensor);
+}
+
 } // namespace stb

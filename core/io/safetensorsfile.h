@@ -26,6 +26,9 @@ public:
     // bytes past its end); complete() tells whether nothing was clipped.
     std::span<const std::byte> tensorBytes(const TensorInfo &tensor) const;
     bool complete(const TensorInfo &tensor) const;
+    // The one test before reading a tensor's values: its element count is known, its byte range
+    // is what dtype and shape call for, and every byte of it lies inside the file.
+    bool fullyReadable(const TensorInfo &tensor) const;
 
 private:
     SafetensorsFile(std::shared_ptr<const MappedFile> mapping, Header header);

@@ -33,6 +33,11 @@ Json metadataJson(const Header &header)
 
 } // namespace
 
+std::string jsonText(const Json &json, int indent)
+{
+    return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 Json diagnosticJson(const Diagnostic &d, bool withReference)
 {
     Json j = {{"rule", std::string(d.id())}};
@@ -141,7 +146,7 @@ std::string infoJsonText(const Checkpoint &checkpoint, const CheckpointSummary &
         dtypes[std::string(name)] = count;
     j["parameters_by_dtype"] = dtypes;
 
-    std::string out = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::string out = jsonText(j);
     out.pop_back(); // the closing brace: the table follows
     out += ",\"tensors\":[";
     out.reserve(out.size() + summary.fileOrder.size() * 160);
@@ -166,7 +171,7 @@ std::string infoJsonText(const Checkpoint &checkpoint, const CheckpointSummary &
         out += ",\"parameters\":" + std::to_string(parameterCount(info));
         if (checkpoint.isSharded()) {
             out += ",\"shard\":";
-            out += Json(checkpoint.shardNames()[t->shard]).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+            out += jsonText(Json(checkpoint.shardNames()[t->shard]));
         }
         out += '}';
     }

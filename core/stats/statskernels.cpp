@@ -1,6 +1,7 @@
 #include "core/stats/statskernels.h"
 
 #include "core/stats/avx512kernels.h"
+#include "core/concurrency/parallel.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -723,7 +724,7 @@ std::vector<std::uint32_t> takeTables(std::size_t size)
 void returnTables(std::vector<std::uint32_t> &&tables)
 {
     // Enough for every worker of a scan or two; more would only hold memory.
-    const std::size_t keep = 2 * std::max(1u, std::thread::hardware_concurrency()) + 2;
+    const std::size_t keep = 2 * threadCount() + 2;
     std::lock_guard lock(g_tablePoolMutex);
     if (g_tablePool.size() < keep)
         g_tablePool.push_back(std::move(tables));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/concurrency/parallel.h"
 #include "core/format/dtype.h"
 #include "core/stats/statsaccumulator.h"
 #include "core/stats/tensorstats.h"
@@ -13,9 +14,7 @@ namespace stb::kernels {
 // The inner loops of the statistics, one chunk at a time. Pure functions over bytes; they own
 // nothing, so a chunk interrupted by a vanished page (busguard) leaks nothing.
 
-// Elements per chunk: a multiple of 8, so chunks of every dtype (4- and 6-bit included) start
-// on a byte boundary; 1 MiB of F32.
-inline constexpr std::uint64_t kChunkElements = 1u << 18;
+using stb::kChunkElements; // chunks of the statistics (core/concurrency/parallel.h)
 
 // Dtypes of at most 16 bits are counted per code point in one pass; everything is then derived
 // exactly from the counts. Except BF16 and F16 with the AVX-512 kernels and few bins: two

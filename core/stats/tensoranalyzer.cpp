@@ -163,7 +163,7 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
 {
     const unsigned bins = std::max(1u, options.bins);
     const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
-    unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    unsigned threads = threadCount(options.threads);
     threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, std::max<std::uint64_t>(chunks, 1)));
     const bool counted = kernels::countsCodes(dtype, bins);
     const std::uint64_t total = bytes.size() * (counted ? 1 : 2);

@@ -271,7 +271,7 @@ bool AuditView::exportJson(const QString &path, QString *error) const
 {
     if (!m_model->hasResult())
         return false;
-    return saveText(path, auditJson(*m_checkpoint, m_model->result()).dump(2) + '\n', error);
+    return saveText(path, jsonText(auditJson(*m_checkpoint, m_model->result()), 2) + '\n', error);
 }
 
 bool AuditView::exportMarkdown(const QString &path, QString *error) const

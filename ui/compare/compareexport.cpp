@@ -25,11 +25,7 @@ bool save(const QString &path, const std::string &text, QString *error)
 
 bool exportComparisonJson(const CompareResult &result, const QString &path, QString *error)
 {
-    return save(path,
-        comparisonJson(*result.a, *result.b, result.comparison)
-                .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-            + '\n',
-        error);
+    return save(path, jsonText(comparisonJson(*result.a, *result.b, result.comparison), 2) + '\n', error);
 }
 
 bool exportComparisonMarkdown(const CompareResult &result, const QString &path, QString *error)
