@@ -60,23 +60,14 @@ struct Buffers {
     std::vector<double> bRe = std::vector<double>(kBatch), bIm = std::vector<double>(kBatch);
 };
 
-struct MetricsJob {
-    Side a, b;
-    std::uint64_t first, n;
-    double atol, rtol;
-    Buffers *buffers;
-    DiffSums sums;
-};
-
-void measureChunk(void *context)
+// Sums of elements [first, first+count) of a pair into `s`, decoded through `buf` (run guarded).
+void measureChunk(Side a, Side b, std::uint64_t first, std::uint64_t count, double atol, double rtol,
+                  Buffers &buf, DiffSums &s)
 {
-    auto &job = *static_cast<MetricsJob *>(context);
-    Buffers &buf = *job.buffers;
-    DiffSums &s = job.sums;
-    for (std::uint64_t start = 0; start < job.n; start += kBatch) {
-        const std::uint64_t n = std::min(kBatch, job.n - start);
-        decodeBatch(job.a.dtype, job.a.data, job.first + start, n, buf.aRe.data(), buf.aIm.data());
-        decodeBatch(job.b.dtype, job.b.data, job.first + start, n, buf.bRe.data(), buf.bIm.data());
+    for (std::uint64_t start = 0; start < count; start += kBatch) {
+        const std::uint64_t n = std::min(kBatch, count - start);
+        decodeBatch(a.dtype, a.data, first + start, n, buf.aRe.data(), buf.aIm.data());
+        decodeBatch(b.dtype, b.data, first + start, n, buf.bRe.data(), buf.bIm.data());
         for (std::uint64_t i = 0; i < n; ++i) {
             const double ar = buf.aRe[i], ai = buf.aIm[i], br = buf.bRe[i], bi = buf.bIm[i];
             const bool nanA = std::isnan(ar) || std::isnan(ai), nanB = std::isnan(br) || std::isnan(bi);
@@ -94,9 +85,9 @@ void measureChunk(void *context)
             ++s.compared;
             s.different += diff != 0;
             const double magB = bi == 0 ? std::fabs(br) : std::hypot(br, bi);
-            s.outOfTolerance += diff > job.atol + job.rtol * magB;
+            s.outOfTolerance += diff > atol + rtol * magB;
             if (diff > s.maxAbs)
-                s.maxAbs = diff, s.argmax = job.first + start + i;
+                s.maxAbs = diff, s.argmax = first + start + i;
             s.sumAbs += diff;
             s.sumSqDiff += dr * dr + di * di;
             s.sumSqA += ar * ar + ai * ai;
@@ -257,11 +248,11 @@ std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoi
         const Chunk &chunk = valueChunks[c];
         const auto &pair = result.pairs[chunk.pair];
         const auto &d = data[chunk.pair];
-        MetricsJob job{{pair.a->info->dtype, d.a.data()}, {pair.b->info->dtype, d.b.data()}, chunk.first, chunk.n,
-                       options.atol, options.rtol, &buffers[worker], {}};
-        if (!runGuarded(measureChunk, &job))
+        if (!runGuarded([&] {
+                measureChunk({pair.a->info->dtype, d.a.data()}, {pair.b->info->dtype, d.b.data()}, chunk.first,
+                             chunk.n, options.atol, options.rtol, buffers[worker], sums[c]);
+            }))
             return false;
-        sums[c] = job.sums;
         report(d.elements ? (d.a.size() + d.b.size()) * chunk.n / d.elements : 0);
         return true;
     }, cancel);

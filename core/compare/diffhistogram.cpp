@@ -56,32 +56,24 @@ struct Worker {
     DiffHistograms part;
 };
 
-// One guarded chunk: decode [first, first+n) of both sides into the worker's partial results.
-struct ChunkJob {
-    const DiffSide *a, *b;
-    std::uint64_t first, n;
-    bool pairs;
-    int pass;
-    Worker *worker;
-};
-
-void runChunk(void *context)
+// One guarded chunk: decode [first, first+n) of both sides into the worker's partial results
+// (pass 0: ranges, pass 1: counts).
+void runChunk(const DiffSide &a, const DiffSide &b, std::uint64_t first, std::uint64_t n, bool pairs, int pass,
+              Worker &w)
 {
-    auto &job = *static_cast<ChunkJob *>(context);
-    Worker &w = *job.worker;
-    const std::uint64_t na = job.a->elements > job.first ? std::min(job.n, job.a->elements - job.first) : 0;
-    const std::uint64_t nb = job.b->elements > job.first ? std::min(job.n, job.b->elements - job.first) : 0;
+    const std::uint64_t na = a.elements > first ? std::min(n, a.elements - first) : 0;
+    const std::uint64_t nb = b.elements > first ? std::min(n, b.elements - first) : 0;
     if (na)
-        decodeBatch(job.a->dtype, job.a->bytes.data(), job.first, na, w.va.data());
+        decodeBatch(a.dtype, a.bytes.data(), first, na, w.va.data());
     if (nb)
-        decodeBatch(job.b->dtype, job.b->bytes.data(), job.first, nb, w.vb.data());
+        decodeBatch(b.dtype, b.bytes.data(), first, nb, w.vb.data());
     const double *va = w.va.data(), *vb = w.vb.data();
-    if (job.pass == 0) {
+    if (pass == 0) {
         for (std::uint64_t i = 0; i < na; ++i)
             w.ra.add(va[i]);
         for (std::uint64_t i = 0; i < nb; ++i)
             w.rb.add(vb[i]);
-        if (job.pairs) {
+        if (pairs) {
             for (std::uint64_t i = 0; i < na; ++i) {
                 if (std::isfinite(va[i]) && std::isfinite(vb[i]))
                     w.rd.add(va[i] - vb[i]);
@@ -93,7 +85,7 @@ void runChunk(void *context)
         count(w.part.a, va[i]);
     for (std::uint64_t i = 0; i < nb; ++i)
         count(w.part.b, vb[i]);
-    if (job.pairs) {
+    if (pairs) {
         for (std::uint64_t i = 0; i < na; ++i) {
             if (std::isfinite(va[i]) && std::isfinite(vb[i])) {
                 count(w.part.diff, va[i] - vb[i]);
@@ -141,8 +133,7 @@ std::optional<DiffHistograms> diffHistograms(const DiffSide &a, const DiffSide &
             chunks, static_cast<unsigned>(workers.size()),
             [&](std::uint64_t c, unsigned w) {
                 const std::uint64_t first = c * kChunk, n = std::min(kChunk, longest - first);
-                ChunkJob job{&a, &b, first, n, pairs, pass, &workers[w]};
-                if (!runGuarded(runChunk, &job))
+                if (!runGuarded([&] { runChunk(a, b, first, n, pairs, pass, workers[w]); }))
                     return false;
                 if (progress) {
                     std::lock_guard lock(progressMutex);

@@ -45,31 +45,6 @@ void installHandler()
     });
 }
 
-struct CopyJob {
-    std::byte *target;
-    const std::byte *source;
-    std::size_t size;
-};
-
-void copyJob(void *context)
-{
-    auto *job = static_cast<CopyJob *>(context);
-    std::memcpy(job->target, job->source, job->size);
-}
-
-struct EqualJob {
-    const std::byte *a;
-    const std::byte *b;
-    std::size_t size;
-    bool equal;
-};
-
-void equalJob(void *context)
-{
-    auto *job = static_cast<EqualJob *>(context);
-    job->equal = std::memcmp(job->a, job->b, job->size) == 0;
-}
-
 } // namespace
 
 bool runGuarded(void (*fn)(void *context), void *context)
@@ -93,8 +68,7 @@ bool guardedCopy(std::span<std::byte> target, std::span<const std::byte> source)
         return false;
     if (source.empty())
         return true;
-    CopyJob job{target.data(), source.data(), source.size()};
-    return runGuarded(copyJob, &job);
+    return runGuarded([&] { std::memcpy(target.data(), source.data(), source.size()); });
 }
 
 } // namespace stb
@@ -107,10 +81,10 @@ std::optional<bool> guardedEqual(std::span<const std::byte> a, std::span<const s
         return false;
     if (a.empty())
         return true;
-    EqualJob job{a.data(), b.data(), a.size(), false};
-    if (!runGuarded(equalJob, &job))
+    bool equal = false;
+    if (!runGuarded([&] { equal = std::memcmp(a.data(), b.data(), a.size()) == 0; }))
         return std::nullopt;
-    return job.equal;
+    return equal;
 }
 
 } // namespace stb

@@ -3,7 +3,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <span>
+#include <type_traits>
 
 namespace stb {
 
@@ -22,5 +24,15 @@ std::optional<bool> guardedEqual(std::span<const std::byte> a, std::span<const s
 // Calls fn(context); false if a SIGBUS interrupted it. fn is abandoned midway by a long jump,
 // so it must not own resources or hold locks: plain loops over bytes and plain-old-data only.
 bool runGuarded(void (*fn)(void *context), void *context);
+
+// Calls fn() (a lambda capturing what it reads and writes by reference) under the guard, on the
+// same terms: false if a SIGBUS interrupted it; it must own nothing and hold no lock.
+template<typename Fn>
+bool runGuarded(Fn &&fn)
+{
+    using Callable = std::remove_reference_t<Fn>;
+    return runGuarded([](void *context) { (*static_cast<Callable *>(context))(); },
+                      const_cast<void *>(static_cast<const void *>(std::addressof(fn))));
+}
 
 } // namespace stb

@@ -56,7 +56,7 @@ std::shared_ptr<const Checkpoint> Checkpoint::open(const std::string &path, std:
     checkpoint->m_index = parseShardIndex(json);
     checkpoint->m_diagnostics = checkpoint->m_index.diagnostics;
     checkpoint->openShards(folderOf(path));
-    checkpoint->audit();
+    checkpoint->checkIndexConsistency();
     return checkpoint;
 }
 
@@ -67,80 +67,123 @@ void Checkpoint::openShards(const std::string &folder)
         if (!seen.emplace(entry.shard, true).second)
             continue;
         if (!isPlainShardName(entry.shard)) {
-            m_diagnostics.add(diagnose(Rule::IndexShardName, "shard name " + quotedName(entry.shard) + " is not a plain file name next to the index: refused, not followed",
-                entry.offset, entry.tensor));
+            m_diagnostics.add(diagnose(Rule::IndexShardName,
+                                       "shard name " + quotedName(entry.shard)
+                                           + " is not a plain file name next to the index: refused, not followed",
+                                       entry.offset, entry.tensor));
             continue;
         }
         std::string error;
         auto file = SafetensorsFile::open(folder + "/" + entry.shard, error);
         if (!file)
-            m_diagnostics.add(diagnose(Rule::IndexMissingShard, "shard " + quotedName(entry.shard) + " cannot be read: " + error,
-                                                 entry.offset, entry.tensor));
+            m_diagnostics.add(diagnose(Rule::IndexMissingShard,
+                                       "shard " + quotedName(entry.shard) + " cannot be read: " + error,
+                                       entry.offset, entry.tensor));
         m_shards.push_back(std::move(file));
         m_shardNames.push_back(entry.shard);
     }
 }
 
-void Checkpoint::audit()
+void Checkpoint::checkIndexConsistency()
 {
-    std::unordered_map<std::string_view, std::size_t> shardOf;
-    for (std::size_t i = 0; i < m_shardNames.size(); ++i)
-        shardOf.emplace(m_shardNames[i], i);
+    const TensorLocations foundIn = collectShardTensors();
+    const IndexListing listed = readWeightMap();
+    checkListedTensors(listed, foundIn);
+    checkUnlistedTensors(listed);
+    checkTotalSize();
+}
 
-    // Where each tensor really is.
-    std::unordered_map<std::string_view, std::size_t> foundIn;
+Checkpoint::TensorLocations Checkpoint::collectShardTensors()
+{
+    // Where each tensor really is; a name in two shards is kept from the first.
+    TensorLocations foundIn;
     for (std::size_t s = 0; s < m_shards.size(); ++s) {
         if (!m_shards[s])
             continue;
         for (const auto &t : m_shards[s]->header().tensors) {
             auto [it, inserted] = foundIn.try_emplace(t.name, s);
             if (!inserted) {
-                m_diagnostics.add(diagnose(Rule::IndexDuplicateTensor, "tensor " + quotedName(t.name) + " is in two shards: " + quotedName(m_shardNames[it->second]) + " and " + quotedName(m_shardNames[s]),
-                    t.headerOffset, t.name));
+                m_diagnostics.add(diagnose(Rule::IndexDuplicateTensor,
+                                           "tensor " + quotedName(t.name) + " is in two shards: "
+                                               + quotedName(m_shardNames[it->second]) + " and "
+                                               + quotedName(m_shardNames[s]),
+                                           t.headerOffset, t.name));
                 continue;
             }
             m_tensors.push_back({&t, s});
         }
     }
+    return foundIn;
+}
 
-    // Where the index says each tensor is.
-    std::unordered_map<std::string_view, const ShardIndex::Entry *> listed;
+Checkpoint::IndexListing Checkpoint::readWeightMap()
+{
+    // Where the index says each tensor is; a name listed twice keeps its last entry.
+    IndexListing listed;
     for (const auto &entry : m_index.weightMap) {
         auto [it, inserted] = listed.try_emplace(entry.tensor, &entry);
         if (!inserted) {
             if (it->second->shard != entry.shard)
-                m_diagnostics.add(diagnose(Rule::IndexDuplicateTensor, "tensor " + quotedName(entry.tensor) + " is listed twice, in " + quotedName(it->second->shard) + " and " + quotedName(entry.shard),
-                    entry.offset, entry.tensor));
+                m_diagnostics.add(diagnose(Rule::IndexDuplicateTensor,
+                                           "tensor " + quotedName(entry.tensor) + " is listed twice, in "
+                                               + quotedName(it->second->shard) + " and " + quotedName(entry.shard),
+                                           entry.offset, entry.tensor));
             it->second = &entry;
         }
     }
+    return listed;
+}
+
+void Checkpoint::checkListedTensors(const IndexListing &listed, const TensorLocations &foundIn)
+{
+    std::unordered_map<std::string_view, std::size_t> shardOf;
+    for (std::size_t i = 0; i < m_shardNames.size(); ++i)
+        shardOf.emplace(m_shardNames[i], i);
     for (const auto &[name, entry] : listed) {
         const auto shard = shardOf.find(entry->shard);
         if (shard == shardOf.end() || !m_shards[shard->second])
             continue; // the shard itself is reported
         const auto found = foundIn.find(name);
         if (found == foundIn.end())
-            m_diagnostics.add(diagnose(Rule::IndexMissingTensor, "tensor " + quotedName(entry->tensor) + " is listed in shard " + quotedName(entry->shard) + " but no shard holds it",
-                entry->offset, entry->tensor));
+            m_diagnostics.add(diagnose(Rule::IndexMissingTensor,
+                                       "tensor " + quotedName(entry->tensor) + " is listed in shard "
+                                           + quotedName(entry->shard) + " but no shard holds it",
+                                       entry->offset, entry->tensor));
         else if (found->second != shard->second)
-            m_diagnostics.add(diagnose(Rule::IndexWrongShard, "tensor " + quotedName(entry->tensor) + " is listed in shard " + quotedName(entry->shard) + " but is in " + quotedName(m_shardNames[found->second]),
-                entry->offset, entry->tensor));
+            m_diagnostics.add(diagnose(Rule::IndexWrongShard,
+                                       "tensor " + quotedName(entry->tensor) + " is listed in shard "
+                                           + quotedName(entry->shard) + " but is in "
+                                           + quotedName(m_shardNames[found->second]),
+                                       entry->offset, entry->tensor));
     }
+}
+
+void Checkpoint::checkUnlistedTensors(const IndexListing &listed)
+{
     for (const auto &tensor : m_tensors) {
         if (!listed.count(tensor.info->name))
-            m_diagnostics.add(diagnose(Rule::IndexUnlistedTensor, "tensor " + quotedName(tensor.info->name) + " is in shard " + quotedName(m_shardNames[tensor.shard]) + " but not in the index's weight_map",
-                tensor.info->headerOffset, tensor.info->name));
+            m_diagnostics.add(diagnose(Rule::IndexUnlistedTensor,
+                                       "tensor " + quotedName(tensor.info->name) + " is in shard "
+                                           + quotedName(m_shardNames[tensor.shard])
+                                           + " but not in the index's weight_map",
+                                       tensor.info->headerOffset, tensor.info->name));
     }
-    if (m_index.totalSize) {
-        bool allShardsRead = true;
-        for (const auto &s : m_shards)
-            allShardsRead = allShardsRead && s;
-        const std::uint64_t sum = totalTensorBytes();
-        if (allShardsRead && sum != *m_index.totalSize)
-            m_diagnostics.add(diagnose(Rule::IndexTotalSize, "metadata.total_size is " + std::to_string(*m_index.totalSize)
-                    + " but the shards' tensors hold " + std::to_string(sum) + " bytes",
-                0));
+}
+
+void Checkpoint::checkTotalSize()
+{
+    if (!m_index.totalSize)
+        return;
+    for (const auto &s : m_shards) {
+        if (!s)
+            return; // a missing shard is reported; its bytes cannot be counted
     }
+    const std::uint64_t sum = totalTensorBytes();
+    if (sum != *m_index.totalSize)
+        m_diagnostics.add(diagnose(Rule::IndexTotalSize,
+                                   "metadata.total_size is " + std::to_string(*m_index.totalSize)
+                                       + " but the shards' tensors hold " + std::to_string(sum) + " bytes",
+                                   0));
 }
 
 bool Checkpoint::valid() const

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace stb {
@@ -49,8 +51,19 @@ public:
 
 private:
     Checkpoint() = default;
+    // Name -> shard that holds it; name -> its (last) weight_map entry.
+    using TensorLocations = std::unordered_map<std::string_view, std::size_t>;
+    using IndexListing = std::unordered_map<std::string_view, const ShardIndex::Entry *>;
+
     void openShards(const std::string &folder);
-    void audit();
+    // The index against its shards (not to be confused with the value audit, core/audit):
+    // tensors in two shards, listed twice, missing, in the wrong shard, unlisted; total_size.
+    void checkIndexConsistency();
+    TensorLocations collectShardTensors(); // also fills m_tensors
+    IndexListing readWeightMap();
+    void checkListedTensors(const IndexListing &listed, const TensorLocations &foundIn);
+    void checkUnlistedTensors(const IndexListing &listed);
+    void checkTotalSize();
 
     std::string m_path;
     bool m_sharded = false;

@@ -8,23 +8,6 @@
 
 namespace stb {
 
-namespace {
-
-struct UpdateJob {
-    EVP_MD_CTX *context;
-    const std::byte *data;
-    std::size_t size;
-    bool ok;
-};
-
-void update(void *context)
-{
-    auto &job = *static_cast<UpdateJob *>(context);
-    job.ok = EVP_DigestUpdate(job.context, job.data, job.size) == 1;
-}
-
-} // namespace
-
 std::optional<std::string> sha256Hex(const MappedFile &file, const std::atomic<bool> *cancel, const ProgressFn &progress)
 {
     std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
@@ -36,8 +19,9 @@ std::optional<std::string> sha256Hex(const MappedFile &file, const std::atomic<b
         if (cancel && cancel->load(std::memory_order_relaxed))
             return std::nullopt;
         const auto chunk = file.slice(offset, kChunk);
-        UpdateJob job{context.get(), chunk.data(), chunk.size(), false};
-        if (!runGuarded(update, &job) || !job.ok)
+        bool updated = false;
+        if (!runGuarded([&] { updated = EVP_DigestUpdate(context.get(), chunk.data(), chunk.size()) == 1; })
+            || !updated)
             return std::nullopt;
         if (progress)
             progress(offset + chunk.size(), file.size());

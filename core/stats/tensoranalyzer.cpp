@@ -32,32 +32,6 @@ struct Worker {
     std::uint64_t outliers = 0;
 };
 
-struct ChunkJob {
-    DType dtype;
-    const std::byte *data;
-    std::uint64_t first, n, bytesBegin, bytesEnd;
-    Worker *worker;
-    const kernels::BinPlan *plan; // pass 2 when set
-    std::uint64_t *digest;        // pass 1: the chunk's XXH3, when digests are wanted
-    kernels::BlockRange *ranges;  // the tensor's block ranges, or null
-};
-
-void runChunk(void *context)
-{
-    auto &job = *static_cast<ChunkJob *>(context);
-    if (job.plan) {
-        kernels::binValues(job.dtype, job.data, job.first, job.n, *job.plan, job.worker->binCounts.data(),
-            job.worker->outliers, job.ranges);
-        return;
-    }
-    if (job.worker->counter)
-        job.worker->counter->add(job.data, job.first, job.n);
-    else
-        kernels::scanValues(job.dtype, job.data, job.first, job.n, job.worker->acc, job.ranges);
-    if (job.digest)
-        *job.digest = XXH3_64bits(job.data + job.bytesBegin, job.bytesEnd - job.bytesBegin);
-}
-
 // The digest of a tensor from its chunks' XXH3 (chunks of kChunkElements elements), seeded with
 // its size.
 ContentDigest combineDigests(const std::vector<std::uint64_t> &chunkDigests, std::uint64_t size)
@@ -67,48 +41,69 @@ ContentDigest combineDigests(const std::vector<std::uint64_t> &chunkDigests, std
     return { digest.high64, digest.low64 };
 }
 
-struct DigestJob {
-    const std::byte *data;
-    std::uint64_t size;
-    std::uint64_t *digest;
+// One tensor's passes over its chunks: the bytes, the workers that compute, where per-chunk
+// results and progress go. Pass 1 and pass 2 share it.
+struct PassContext {
+    DType dtype;
+    std::span<const std::byte> bytes;
+    std::uint64_t elements;
+    std::vector<Worker> &workers;
+    std::vector<std::uint64_t> &digests;      // pass 1: each chunk's XXH3; empty: none wanted
+    std::vector<kernels::BlockRange> &ranges; // the tensor's block ranges; empty: none
+    const std::atomic<bool> *cancel;
+    const ProgressFn &progress;
+    std::uint64_t progressTotal; // bytes of both passes
 };
 
-void runDigest(void *context)
+// Pass 1 (`plan` null: counts or moments, digests, block ranges) or pass 2 (histogram bins and
+// outliers by `plan`) of elements [first, first+n) on one worker; run under the SIGBUS guard.
+void runChunk(const PassContext &pass, const kernels::BinPlan *plan, Worker &worker, std::uint64_t chunk,
+              std::uint64_t first, std::uint64_t n)
 {
-    auto &job = *static_cast<DigestJob *>(context);
-    *job.digest = XXH3_64bits(job.data, job.size);
+    const std::byte *data = pass.bytes.data();
+    kernels::BlockRange *ranges = pass.ranges.empty() ? nullptr : pass.ranges.data();
+    if (plan) {
+        kernels::binValues(pass.dtype, data, first, n, *plan, worker.binCounts.data(), worker.outliers, ranges);
+        return;
+    }
+    if (worker.counter)
+        worker.counter->add(data, first, n);
+    else
+        kernels::scanValues(pass.dtype, data, first, n, worker.acc, ranges);
+    if (!pass.digests.empty()) {
+        const unsigned bits = dtypeBits(pass.dtype);
+        const std::uint64_t begin = first * bits / 8, end = (first + n) * bits / 8;
+        pass.digests[chunk] = XXH3_64bits(data + begin, end - begin);
+    }
 }
 
-// Runs `pass` over every chunk on the workers; false when cancelled or a chunk faulted.
-bool runPass(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
-    std::vector<Worker> &workers, const kernels::BinPlan *plan, std::vector<std::uint64_t> &digests,
-    std::vector<kernels::BlockRange> &ranges, const std::atomic<bool> *cancel, const ProgressFn &progress,
-    std::uint64_t progressBase, std::uint64_t progressTotal)
+// Runs pass 1 (`plan` null) or pass 2 over every chunk on the workers; false when cancelled or a
+// chunk faulted.
+bool runPass(const PassContext &pass, const kernels::BinPlan *plan)
 {
-    const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
-    const unsigned bits = dtypeBits(dtype);
+    const std::uint64_t chunks = (pass.elements + kChunkElements - 1) / kChunkElements;
+    const unsigned bits = dtypeBits(pass.dtype);
+    const std::uint64_t progressBase = plan ? pass.bytes.size() : 0; // pass 2 follows pass 1
     std::mutex progressMutex;
     std::uint64_t done = 0;
     return parallelFor(
-        chunks, static_cast<unsigned>(workers.size()),
+        chunks, static_cast<unsigned>(pass.workers.size()),
         [&](std::uint64_t c, unsigned w) {
-            Worker &worker = workers[w];
+            Worker &worker = pass.workers[w];
             const std::uint64_t first = c * kChunkElements;
-            const std::uint64_t n = std::min(kChunkElements, elements - first);
-            ChunkJob job { dtype, bytes.data(), first, n, first * bits / 8, (first + n) * bits / 8, &worker,
-                plan, digests.empty() ? nullptr : &digests[c], ranges.empty() ? nullptr : ranges.data() };
-            if (!runGuarded(runChunk, &job))
+            const std::uint64_t n = std::min(kChunkElements, pass.elements - first);
+            if (!runGuarded([&] { runChunk(pass, plan, worker, c, first, n); }))
                 return false;
             if (worker.counter && worker.counter->nearlyFull())
                 worker.counter->flushInto(worker.codeTotals);
-            if (progress) {
+            if (pass.progress) {
                 std::lock_guard lock(progressMutex);
-                done += job.bytesEnd - job.bytesBegin;
-                progress(progressBase + done, progressTotal);
+                done += (first + n) * bits / 8 - first * bits / 8;
+                pass.progress(progressBase + done, pass.progressTotal);
             }
             return true;
         },
-        cancel);
+        pass.cancel);
 }
 
 // Everything derived exactly from per-code counts: moments, extremes, histogram, outliers.
@@ -178,7 +173,8 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
     const std::uint64_t blocks = (elements + kernels::kRangeBlock - 1) / kernels::kRangeBlock;
     const bool useRanges = !counted && kernels::hasWideKernels(dtype) && blocks <= (1u << 21);
     std::vector<kernels::BlockRange> ranges(useRanges ? blocks : 0);
-    if (!runPass(dtype, bytes, elements, workers, nullptr, digests, ranges, cancel, progress, 0, total))
+    const PassContext pass{dtype, bytes, elements, workers, digests, ranges, cancel, progress, total};
+    if (!runPass(pass, nullptr))
         return std::nullopt;
 
     TensorAnalysis result;
@@ -204,9 +200,7 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
             auto plan = kernels::makeBinPlan(
                 wantHistogram ? s.min : 0, wantHistogram ? s.max : 1, bins, s.mean, s.std);
             kernels::prepareThresholds(plan, dtype, s);
-            std::vector<std::uint64_t> noDigests;
-            if (!runPass(dtype, bytes, elements, workers, &plan, noDigests, ranges, cancel, progress,
-                    bytes.size(), total))
+            if (!runPass(pass, &plan))
                 return std::nullopt;
             if (wantHistogram) {
                 result.histogram = { s.min, s.max, std::vector<std::uint64_t>(bins, 0) };
@@ -235,8 +229,9 @@ std::optional<ContentDigest> tensorDigest(DType dtype, std::span<const std::byte
         if (cancel && *cancel)
             return std::nullopt;
         const std::uint64_t first = c * kChunkElements, end = std::min(elements, first + kChunkElements);
-        DigestJob job { bytes.data() + first * bits / 8, end * bits / 8 - first * bits / 8, &digests[c] };
-        if (!runGuarded(runDigest, &job))
+        const std::byte *data = bytes.data() + first * bits / 8;
+        const std::uint64_t size = end * bits / 8 - first * bits / 8;
+        if (!runGuarded([&] { digests[c] = XXH3_64bits(data, size); }))
             return std::nullopt;
     }
     return combineDigests(digests, bytes.size());
