@@ -153,10 +153,13 @@ std::map<std::string, std::string> checkpointMetadata(const Checkpoint &checkpoi
     return metadata;
 }
 
-std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoint &b, const CompareOptions &options,
-                                             const std::atomic<bool> *cancel, const ProgressFn &progress)
+namespace {
+
+// Every tensor of either side, paired by name and sorted by it; a pair of both is Identical until
+// its bytes say otherwise.
+std::vector<TensorPair> pairByName(const Checkpoint &a, const Checkpoint &b)
 {
-    Comparison result;
+    std::vector<TensorPair> pairs;
     std::unordered_map<std::string_view, const Checkpoint::Tensor *> inB;
     for (const auto &t : b.tensors())
         inB.emplace(t.info->name, &t);
@@ -164,20 +167,30 @@ std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoi
         TensorPair pair{t.info->name, &t, nullptr, PairStatus::OnlyInA, std::nullopt, true};
         if (const auto it = inB.find(t.info->name); it != inB.end()) {
             pair.b = it->second;
-            pair.status = PairStatus::Identical; // until the bytes say otherwise
+            pair.status = PairStatus::Identical;
             inB.erase(it);
         }
-        result.pairs.push_back(std::move(pair));
+        pairs.push_back(std::move(pair));
     }
     for (const auto &[name, t] : inB)
-        result.pairs.push_back({std::string(name), nullptr, t, PairStatus::OnlyInB, std::nullopt, true});
-    std::sort(result.pairs.begin(), result.pairs.end(), [](const auto &x, const auto &y) { return x.name < y.name; });
+        pairs.push_back({std::string(name), nullptr, t, PairStatus::OnlyInB, std::nullopt, true});
+    std::sort(pairs.begin(), pairs.end(), [](const auto &x, const auto &y) { return x.name < y.name; });
+    return pairs;
+}
 
-    // Classify, and find what must be read.
-    std::vector<PairData> data(result.pairs.size());
+// What must be read: pairs of one shape compared byte for byte (same dtype) or by value (dtype
+// changed), with where their bytes are.
+struct ReadPlan {
+    std::vector<PairData> data; // per pair
     std::vector<std::size_t> byteCompare, valueCompare;
-    for (std::size_t i = 0; i < result.pairs.size(); ++i) {
-        TensorPair &pair = result.pairs[i];
+};
+
+ReadPlan classifyPairs(const Checkpoint &a, const Checkpoint &b, std::vector<TensorPair> &pairs)
+{
+    ReadPlan plan;
+    plan.data.resize(pairs.size());
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+        TensorPair &pair = pairs[i];
         if (!pair.a || !pair.b)
             continue;
         const bool sameShape = pair.a->info->shape == pair.b->info->shape;
@@ -192,91 +205,148 @@ std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoi
             pair.readable = false;
             continue;
         }
-        data[i] = *located;
-        (pair.status == PairStatus::DTypeChanged ? valueCompare : byteCompare).push_back(i);
+        plan.data[i] = *located;
+        (pair.status == PairStatus::DTypeChanged ? plan.valueCompare : plan.byteCompare).push_back(i);
+    }
+    return plan;
+}
+
+// Bytes done of bytes to read, reported from any worker; the total grows when pass 1 finds a
+// pair that pass 2 must read.
+class ProgressCounter {
+public:
+    ProgressCounter(const ProgressFn &progress, std::uint64_t total)
+        : m_progress(progress)
+        , m_total(total)
+    {
+    }
+    void add(std::uint64_t bytes, std::uint64_t moreTotal = 0)
+    {
+        if (!m_progress)
+            return;
+        std::lock_guard lock(m_mutex);
+        m_total += moreTotal;
+        m_done += bytes;
+        m_progress(m_done, m_total);
     }
 
-    std::uint64_t total = 0;
-    for (std::size_t p : byteCompare)
-        total += data[p].a.size() + data[p].b.size();
-    for (std::size_t p : valueCompare)
-        total += data[p].a.size() + data[p].b.size();
-    std::mutex progressMutex;
-    std::uint64_t done = 0;
-    auto report = [&](std::uint64_t bytes, std::uint64_t extraTotal = 0) {
-        if (!progress)
-            return;
-        std::lock_guard lock(progressMutex);
-        total += extraTotal;
-        done += bytes;
-        progress(done, total);
-    };
-    const unsigned threads = threadCount(options.threads);
+private:
+    const ProgressFn &m_progress;
+    std::mutex m_mutex;
+    std::uint64_t m_done = 0, m_total;
+};
 
-    // Pass 1: bytes. Identical tensors cost this comparison and nothing more.
-    const std::vector<Chunk> byteChunks = chunksOf(byteCompare, data);
-    std::vector<std::atomic<bool>> differs(result.pairs.size());
-    const bool bytesDone = parallelFor(byteChunks.size(), threads, [&](std::uint64_t c, unsigned) {
-        const Chunk &chunk = byteChunks[c];
-        const auto &d = data[chunk.pair];
-        const unsigned bits = dtypeBits(result.pairs[chunk.pair].a->info->dtype);
+// Pass 1: which pairs of plan.byteCompare differ in a byte. Identical tensors cost this and
+// nothing more. nullopt when cancelled or a file vanished.
+std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair> &pairs, const ReadPlan &plan,
+                                                    unsigned threads, const std::atomic<bool> *cancel,
+                                                    ProgressCounter &progress)
+{
+    const std::vector<Chunk> chunks = chunksOf(plan.byteCompare, plan.data);
+    std::vector<std::atomic<bool>> differs(pairs.size());
+    const bool done = parallelFor(chunks.size(), threads, [&](std::uint64_t c, unsigned) {
+        const Chunk &chunk = chunks[c];
+        const auto &d = plan.data[chunk.pair];
+        const unsigned bits = dtypeBits(pairs[chunk.pair].a->info->dtype);
         const std::uint64_t begin = chunk.first * bits / 8, end = (chunk.first + chunk.n) * bits / 8;
         const auto equal = guardedEqual(d.a.subspan(begin, end - begin), d.b.subspan(begin, end - begin));
         if (!equal)
             return false;
         if (!*equal)
             differs[chunk.pair].store(true, std::memory_order_relaxed);
-        report(2 * (end - begin));
+        progress.add(2 * (end - begin));
         return true;
     }, cancel);
-    if (!bytesDone)
+    if (!done)
         return std::nullopt;
+    std::vector<bool> result(pairs.size());
+    for (std::size_t p = 0; p < pairs.size(); ++p)
+        result[p] = differs[p].load(std::memory_order_relaxed);
+    return result;
+}
 
-    // Pass 2: values of the tensors that differ, and of those whose dtype changed.
-    std::vector<std::size_t> measure = valueCompare;
-    for (std::size_t p : byteCompare) {
-        if (differs[p]) {
-            result.pairs[p].status = PairStatus::Changed;
-            measure.push_back(p);
-            report(0, data[p].a.size() + data[p].b.size());
-        }
-    }
-    const std::vector<Chunk> valueChunks = chunksOf(measure, data);
-    std::vector<DiffSums> sums(valueChunks.size());
+// Pass 2: the metrics of `measure`'s pairs from their values. false when cancelled or a file
+// vanished.
+bool measureValues(std::vector<TensorPair> &pairs, const ReadPlan &plan, const std::vector<std::size_t> &measure,
+                   const CompareOptions &options, unsigned threads, const std::atomic<bool> *cancel,
+                   ProgressCounter &progress)
+{
+    const std::vector<Chunk> chunks = chunksOf(measure, plan.data);
+    std::vector<DiffSums> sums(chunks.size());
     std::vector<Buffers> buffers(threads);
-    const bool valuesDone = parallelFor(valueChunks.size(), threads, [&](std::uint64_t c, unsigned worker) {
-        const Chunk &chunk = valueChunks[c];
-        const auto &pair = result.pairs[chunk.pair];
-        const auto &d = data[chunk.pair];
+    const bool done = parallelFor(chunks.size(), threads, [&](std::uint64_t c, unsigned worker) {
+        const Chunk &chunk = chunks[c];
+        const auto &pair = pairs[chunk.pair];
+        const auto &d = plan.data[chunk.pair];
         if (!runGuarded([&] {
                 measureChunk({pair.a->info->dtype, d.a.data()}, {pair.b->info->dtype, d.b.data()}, chunk.first,
                              chunk.n, options.atol, options.rtol, buffers[worker], sums[c]);
             }))
             return false;
-        report(d.elements ? (d.a.size() + d.b.size()) * chunk.n / d.elements : 0);
+        progress.add(d.elements ? (d.a.size() + d.b.size()) * chunk.n / d.elements : 0);
         return true;
     }, cancel);
-    if (!valuesDone)
-        return std::nullopt;
+    if (!done)
+        return false;
     std::unordered_map<std::size_t, DiffSums> merged;
-    for (std::size_t c = 0; c < valueChunks.size(); ++c)
-        merged[valueChunks[c].pair].merge(sums[c]);
+    for (std::size_t c = 0; c < chunks.size(); ++c)
+        merged[chunks[c].pair].merge(sums[c]);
     for (std::size_t p : measure)
-        result.pairs[p].metrics = merged[p].metrics();
+        pairs[p].metrics = merged[p].metrics();
+    return true;
+}
 
-    // Metadata and verdict.
+MetadataDiff diffMetadata(const Checkpoint &a, const Checkpoint &b)
+{
+    MetadataDiff diff;
     const auto ma = checkpointMetadata(a), mb = checkpointMetadata(b);
     for (const auto &[key, value] : ma) {
         const auto it = mb.find(key);
         if (it == mb.end())
-            result.metadata.removed.emplace(key, value);
+            diff.removed.emplace(key, value);
         else if (it->second != value)
-            result.metadata.changed.emplace(key, std::make_pair(value, it->second));
+            diff.changed.emplace(key, std::make_pair(value, it->second));
     }
     for (const auto &[key, value] : mb) {
         if (!ma.count(key))
-            result.metadata.added.emplace(key, value);
+            diff.added.emplace(key, value);
     }
+    return diff;
+}
+
+} // namespace
+
+std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoint &b, const CompareOptions &options,
+                                             const std::atomic<bool> *cancel, const ProgressFn &progress)
+{
+    Comparison result;
+    result.pairs = pairByName(a, b);
+    const ReadPlan plan = classifyPairs(a, b, result.pairs);
+
+    std::uint64_t total = 0;
+    for (const auto *list : {&plan.byteCompare, &plan.valueCompare}) {
+        for (std::size_t p : *list)
+            total += plan.data[p].a.size() + plan.data[p].b.size();
+    }
+    ProgressCounter counter(progress, total);
+    const unsigned threads = threadCount(options.threads);
+
+    const auto differs = findDifferentBytes(result.pairs, plan, threads, cancel, counter);
+    if (!differs)
+        return std::nullopt;
+    // Pass 2 measures the tensors whose bytes differ, and those whose dtype changed.
+    std::vector<std::size_t> measure = plan.valueCompare;
+    for (std::size_t p : plan.byteCompare) {
+        if ((*differs)[p]) {
+            result.pairs[p].status = PairStatus::Changed;
+            measure.push_back(p);
+            counter.add(0, plan.data[p].a.size() + plan.data[p].b.size());
+        }
+    }
+    if (!measureValues(result.pairs, plan, measure, options, threads, cancel, counter))
+        return std::nullopt;
+
+    result.metadata = diffMetadata(a, b);
     for (const auto &pair : result.pairs) {
         ++result.counts[static_cast<std::size_t>(pair.status)];
         const bool fine

@@ -5,6 +5,7 @@
 #include "core/format/jsonreader.h"
 
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -203,99 +204,104 @@ private:
         return false;
     }
 
-    void readTensor(std::string name, std::size_t keyPos)
-    {
+    // What reading one tensor entry found: the fields that parsed, and its first problem.
+    struct EntryReading {
         TensorInfo tensor;
-        tensor.name = std::move(name);
-        tensor.headerOffset = fileOffset(keyPos);
         std::string problem;
-        std::size_t problemPos = m_reader.position();
-        bool haveDType = false, haveShape = false, haveOffsets = false;
-        auto note = [&](std::string text, std::size_t pos) {
+        std::size_t problemPos = 0;
+        bool ok[3] = {false, false, false}; // dtype, shape, data_offsets read
+
+        void note(std::string text, std::size_t pos)
+        {
             if (problem.empty()) {
                 problem = std::move(text);
                 problemPos = pos;
             }
-        };
-        auto readField = [&](int field) {
-            const std::size_t pos = m_reader.position();
-            std::string fieldProblem;
-            bool ok = false;
-            if (field == 0)
-                ok = readDType(tensor.dtype, fieldProblem);
-            else if (field == 1)
-                ok = readShape(tensor.shape, fieldProblem);
-            else
-                ok = readOffsets(tensor.begin, tensor.end, fieldProblem);
-            if (!ok && !fieldProblem.empty())
-                note(fieldProblem, pos);
-            return ok;
-        };
+        }
+    };
+    static constexpr const char *kFieldNames[3] = {"dtype", "shape", "data_offsets"};
 
+    void readTensor(std::string name, std::size_t keyPos)
+    {
+        EntryReading entry;
+        entry.tensor.name = std::move(name);
+        entry.tensor.headerOffset = fileOffset(keyPos);
         const auto kind = m_reader.peek();
         if (kind == JsonReader::Kind::Object) {
-            m_reader.beginObject();
-            bool seen[3] = {false, false, false};
-            bool ok[3] = {false, false, false};
-            std::string field;
-            while (m_reader.nextKey(field)) {
-                int index = -1;
-                if (field == "dtype")
-                    index = 0;
-                else if (field == "shape")
-                    index = 1;
-                else if (field == "data_offsets")
-                    index = 2;
-                if (index < 0) {
-                    m_reader.skipValue(); // unknown fields are ignored, as serde does
-                    continue;
-                }
-                if (seen[index]) {
-                    note("duplicate field `" + field + "`", m_reader.position());
-                    m_reader.skipValue();
-                    continue;
-                }
-                seen[index] = true;
-                ok[index] = readField(index);
-            }
-            static const char *const names[3] = {"dtype", "shape", "data_offsets"};
-            for (int i = 0; i < 3; ++i) {
-                if (!seen[i])
-                    note(std::string("missing field `") + names[i] + "`", keyPos);
-            }
-            haveDType = ok[0];
-            haveShape = ok[1];
-            haveOffsets = ok[2];
+            readEntryObject(entry, keyPos);
         } else if (kind == JsonReader::Kind::Array) {
-            // serde also reads a struct from a sequence of its fields, in declaration order.
-            m_reader.beginArray();
-            int count = 0;
-            bool ok[3] = {false, false, false};
-            while (m_reader.nextElement()) {
-                if (count < 3)
-                    ok[count] = readField(count);
-                else
-                    m_reader.skipValue();
-                ++count;
-            }
-            if (count != 3)
-                note("a tensor written as an array needs exactly 3 elements, found "
-                         + std::to_string(count),
-                     keyPos);
-            haveDType = ok[0];
-            haveShape = ok[1];
-            haveOffsets = ok[2];
+            readEntryArray(entry, keyPos);
         } else {
-            note("the entry is not an object with dtype, shape and data_offsets", m_reader.position());
+            entry.note("the entry is not an object with dtype, shape and data_offsets", m_reader.position());
             m_reader.skipValue();
         }
         if (m_reader.failed())
             return;
-        if (!problem.empty())
-            addProblem("tensor " + quotedName(tensor.name) + ": " + problem, problemPos,
-                       tensor.name);
-        if (haveDType && haveShape && haveOffsets)
-            m_header.tensors.push_back(std::move(tensor));
+        if (!entry.problem.empty())
+            addProblem("tensor " + quotedName(entry.tensor.name) + ": " + entry.problem, entry.problemPos,
+                       entry.tensor.name);
+        if (entry.ok[0] && entry.ok[1] && entry.ok[2])
+            m_header.tensors.push_back(std::move(entry.tensor));
+    }
+
+    // Field `index` of kFieldNames, at the reader's position.
+    void readField(EntryReading &entry, int index)
+    {
+        const std::size_t pos = m_reader.position();
+        std::string problem;
+        bool ok = false;
+        if (index == 0)
+            ok = readDType(entry.tensor.dtype, problem);
+        else if (index == 1)
+            ok = readShape(entry.tensor.shape, problem);
+        else
+            ok = readOffsets(entry.tensor.begin, entry.tensor.end, problem);
+        if (!ok && !problem.empty())
+            entry.note(problem, pos);
+        entry.ok[index] = ok;
+    }
+
+    // {"dtype": ..., "shape": ..., "data_offsets": ...}; unknown fields are ignored, as serde does.
+    void readEntryObject(EntryReading &entry, std::size_t keyPos)
+    {
+        m_reader.beginObject();
+        bool seen[3] = {false, false, false};
+        std::string field;
+        while (m_reader.nextKey(field)) {
+            const auto known = std::find(std::begin(kFieldNames), std::end(kFieldNames), field);
+            if (known == std::end(kFieldNames)) {
+                m_reader.skipValue();
+                continue;
+            }
+            const auto index = static_cast<int>(known - std::begin(kFieldNames));
+            if (seen[index]) {
+                entry.note("duplicate field `" + field + "`", m_reader.position());
+                m_reader.skipValue();
+                continue;
+            }
+            seen[index] = true;
+            readField(entry, index);
+        }
+        for (int i = 0; i < 3; ++i) {
+            if (!seen[i])
+                entry.note(std::string("missing field `") + kFieldNames[i] + "`", keyPos);
+        }
+    }
+
+    // serde also reads a struct from a sequence of its fields, in declaration order.
+    void readEntryArray(EntryReading &entry, std::size_t keyPos)
+    {
+        m_reader.beginArray();
+        int count = 0;
+        while (m_reader.nextElement()) {
+            if (count < 3)
+                readField(entry, count);
+            else
+                m_reader.skipValue();
+            ++count;
+        }
+        if (count != 3)
+            entry.note("a tensor written as an array needs exactly 3 elements, found " + std::to_string(count), keyPos);
     }
 
     void readMetadata(std::size_t keyPos)
