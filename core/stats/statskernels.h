@@ -45,7 +45,7 @@ private:
     bool m_dirty = false; // counts not flushed (a chunk abandoned midway leaves them so)
 };
 
-// Order keys (see avx512kernels.h) bounding the values of one block of kRangeBlock elements,
+// Order keys (see kernels/avx512.h) bounding the values of one block of kRangeBlock elements,
 // recorded by pass 1 so that pass 2 need not compare a block's values with a threshold that
 // lies outside them. `lo > hi`: unknown (the block holds NaN or Inf, or was not recorded).
 inline constexpr std::uint64_t kRangeBlock = 4096;
@@ -53,11 +53,14 @@ struct BlockRange {
     std::int32_t lo = 1, hi = 0;
 };
 
-// Pass 1 for the other dtypes (32/64-bit, C64, and BF16/F16 when not counted): counts and moments of elements [first, first+n).
-// Whether the AVX-512 kernels run this dtype (F32, BF16, F16 on a CPU that has AVX-512).
+// Whether the AVX-512 kernels run this dtype (F32, BF16, F16 on a CPU that has AVX-512 and
+// with them not switched off).
+bool hasAvx512Kernels(DType dtype);
+
+// Pass 1 for the dtypes not counted by code (32/64-bit, C64, and BF16/F16 when countsCodes is
+// false): counts and moments of elements [first, first+n) into `acc`. With the AVX-512 kernels,
 // `ranges` (the tensor's, one per kRangeBlock elements; may be null) receives the ranges of the
 // blocks they scanned.
-bool hasWideKernels(DType dtype);
 void scanValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
     BlockRange *ranges = nullptr);
 
@@ -69,22 +72,46 @@ struct BinPlan {
     double mean = 0, outlierDistance = INFINITY;
     // For the AVX-512 kernels (see prepareThresholds). Pass 2 counts values at or above
     // thresholds (order keys), in this order: [lowest finite], the bins' lower edges 1..bins-1
-    // (Wide::Thresholds only), [far above], [first not far below], [above the largest finite].
-    // With many bins (Wide::Index, F32 only) the bins come from their float index instead.
-    enum class Wide { No, Thresholds, Index } wide = Wide::No;
+    // (Avx512::Thresholds only), [far above], [first not far below], [above the largest finite].
+    // With many bins (Avx512::Index, F32 only) the bins come from their float index instead.
+    // No: pass 2 runs on the portable or scalar kernels.
+    enum class Avx512 { No, Thresholds, Index } avx512 = Avx512::No;
     std::vector<std::int32_t> keys;
     bool sentinels = false; // the first and last keys are there: some values are not finite
     bool farAbove = false, farBelow = false;
-    // F32 values may be binned by index, bin = (x - lo) * scale in float (see binsByIndex).
+    // F32 values may be binned by index, bin = (x - lo) * scale in float (kernels/portable.h),
+    // exact but for values within 1/256 of a bin from an edge (up to kMaxIndexBins bins).
     bool indexed = false;
     float indexLo = 0, indexHi = 0, indexScale = 0;
     bool outliersPossible = false; // the range reaches farther than outlierDistance from the mean
 };
+inline constexpr unsigned kMaxIndexBins = 4096;
+// numpy's bins over [lo, hi] (edges by linspace) and the outlier distance, kOutlierSigmas * std
+// from the mean.
 BinPlan makeBinPlan(double lo, double hi, unsigned bins, double mean, double std);
-// Sets plan.wide (and what it needs) when the AVX-512 kernels can run pass 2 for this dtype and
-// plan. `stats` is pass 1's result (the tensor's finite range, whether any value is not finite).
+// Sets plan.avx512 (and the keys it needs) when the AVX-512 kernels can run pass 2 for this dtype
+// and plan. `stats` is pass 1's result (the tensor's finite range, whether any value is not
+// finite).
 void prepareThresholds(BinPlan &plan, DType dtype, const TensorStats &stats);
-int binIndex(const BinPlan &plan, double value); // -1 outside [lo, hi]
+// The bin of a value as numpy puts it (the edges decide); -1 outside [lo, hi]. Inline: every
+// scalar kernel calls it per value.
+inline int binIndex(const BinPlan &plan, double value)
+{
+    if (!(value >= plan.lo && value <= plan.hi))
+        return -1;
+    const int bins = static_cast<int>(plan.edges.size()) - 1;
+    const double x = value * plan.unit;
+    const double t = (x - plan.lo * plan.unit) * plan.scale;
+    int b = t < bins ? static_cast<int>(t) : bins - 1; // t >= 0 since value >= lo
+    // As numpy does: the estimate can be off near an edge; the edges decide.
+    while (b > 0 && x < plan.edges[b])
+        --b;
+    while (b + 1 < bins && x >= plan.edges[b + 1])
+        ++b;
+    return b;
+}
+// Pass 2 of elements [first, first+n): bins[b] += values in bin b, outliers += values farther
+// than plan.outlierDistance from plan.mean; `ranges` as pass 1 recorded them (may be null).
 void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
     std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges = nullptr);
 

@@ -171,7 +171,7 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
     // Ranges of the blocks pass 1 scans with the AVX-512 kernels, for pass 2 (8 bytes per 4,096
     // values; beyond 2^21 blocks, 16 MiB, pass 2 does without).
     const std::uint64_t blocks = (elements + kernels::kRangeBlock - 1) / kernels::kRangeBlock;
-    const bool useRanges = !counted && kernels::hasWideKernels(dtype) && blocks <= (1u << 21);
+    const bool useRanges = !counted && kernels::hasAvx512Kernels(dtype) && blocks <= (1u << 21);
     std::vector<kernels::BlockRange> ranges(useRanges ? blocks : 0);
     const PassContext pass{dtype, bytes, elements, workers, digests, ranges, cancel, progress, total};
     if (!runPass(pass, nullptr))

@@ -2,7 +2,7 @@
 // dtype decoded by the test's own formulas (checked against literal tables), statistics in long
 // double with plain two-pass code, histograms by comparing with long double edges. Then chunking
 // and threads, accuracy on 10^8 values, cancel, content digests, SHA-256 and truncated files.
-#include "core/stats/avx512kernels.h"
+#include "core/stats/kernels/avx512.h"
 #include "core/io/filedigest.h"
 #include "core/io/mappedfile.h"
 #include "core/io/safetensorsfile.h"
@@ -489,8 +489,8 @@ void padToBytes(DType dtype, std::vector<std::uint64_t> &codes)
 
 // The AVX-512 kernels are switched off within a test to run the portable ones on the same rows;
 // this puts them back.
-struct WideKernels {
-    ~WideKernels() { kernels::avx512::setEnabled(true); }
+struct RestoreAvx512 {
+    ~RestoreAvx512() { kernels::avx512::setEnabled(true); }
 };
 
 std::optional<TensorAnalysis> analyze(DType dtype, const QByteArray &bytes, std::uint64_t elements,
@@ -618,9 +618,9 @@ void tst_TensorStats::statistics_data()
             }
             if (dtype == DType::F32) {
                 // x - lo overflows a float here; and a range of subnormals, whose bins / range does.
-                std::vector<std::uint64_t> wide = normalF32(4096, 5, false), tiny(4096);
-                wide[10] = 0x7F7FFFFF;
-                wide[3000] = 0xFF7FFFFF;
+                std::vector<std::uint64_t> fullRange = normalF32(4096, 5, false), tiny(4096);
+                fullRange[10] = 0x7F7FFFFF;
+                fullRange[3000] = 0xFF7FFFFF;
                 for (std::size_t i = 0; i < tiny.size(); ++i)
                     tiny[i] = (i * 2654435761u) % 5000; // subnormals and zero
                 // The floats on both sides of each edge of 64 bins over [0.1, 0.8], where float
@@ -640,7 +640,7 @@ void tst_TensorStats::statistics_data()
                 QTest::addRow("F32 around the edges of 64 bins")
                     << dtype << pack(dtype, edges) << quint64(edges.size()) << 64u;
                 for (unsigned bins : { 10u, 64u }) {
-                    QTest::addRow("F32 -FLT_MAX..FLT_MAX %u bins", bins) << dtype << pack(dtype, wide) << quint64(4096) << bins;
+                    QTest::addRow("F32 -FLT_MAX..FLT_MAX %u bins", bins) << dtype << pack(dtype, fullRange) << quint64(4096) << bins;
                     QTest::addRow("F32 subnormals %u bins", bins) << dtype << pack(dtype, tiny) << quint64(4096) << bins;
                 }
             }
@@ -684,11 +684,11 @@ void tst_TensorStats::statistics()
         }
     }
     const Reference expected = referenceStats(valuesOf(dtype, codes), bins);
-    const WideKernels restore;
-    for (const auto &[wide, threads] : { std::pair(true, 1u), std::pair(true, 2u), std::pair(false, 1u) }) {
-        if (wide && !kernels::avx512::supported())
+    const RestoreAvx512 restore;
+    for (const auto &[avx512, threads] : { std::pair(true, 1u), std::pair(true, 2u), std::pair(false, 1u) }) {
+        if (avx512 && !kernels::avx512::supported())
             continue;
-        kernels::avx512::setEnabled(wide);
+        kernels::avx512::setEnabled(avx512);
         const auto analysis = analyze(dtype, bytes, elements, bins, threads);
         QVERIFY(analysis);
         verify(*analysis, expected, dtype);
@@ -787,9 +787,9 @@ void tst_TensorStats::chunkedMatchesSinglePass()
     if (QTest::currentTestFailed())
         return;
     // And the portable kernels, where the AVX-512 ones ran above.
-    const WideKernels restore;
-    for (const auto &[wide, threads] : { std::pair(true, 2u), std::pair(true, 3u), std::pair(false, 1u) }) {
-        kernels::avx512::setEnabled(wide);
+    const RestoreAvx512 restore;
+    for (const auto &[avx512, threads] : { std::pair(true, 2u), std::pair(true, 3u), std::pair(false, 1u) }) {
+        kernels::avx512::setEnabled(avx512);
         const auto multi = analyze(dtype, bytes, n, 10, threads);
         QVERIFY(multi);
         const TensorStats &a = multi->stats, &b = single->stats;

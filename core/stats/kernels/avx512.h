@@ -6,7 +6,7 @@
 namespace stb::kernels::avx512 {
 
 // The statistics' two hot loops for F32, BF16 and F16 on AVX-512 (F, BW, DQ, VL), picked at
-// run time; other CPUs keep the portable kernels in statskernels.cpp. Both loops are
+// run time; other CPUs keep the portable kernels (portable.h). Both loops are
 // branch-free over 64 values at a time: pass 1 takes the moments and extremes, pass 2 counts
 // values at or above a few thresholds with compares and popcounts (a histogram of 10 bins is 9
 // thresholds), so neither scatters into a table.
@@ -40,7 +40,7 @@ inline constexpr unsigned kMaxKeys = 24;
 void countAtOrAbove(Format format, const std::byte *data, std::size_t n, const std::int32_t *keys,
     unsigned count, std::uint64_t *counts);
 
-// Bin numbers of n F32 values (a multiple of 16) by index, as statskernels.cpp's indexBlock
+// Bin numbers of n F32 values (a multiple of 16) by index, as portable.cpp's indexBlock
 // (see there) computes them 8 at a time on any x86-64: floor((x - lo) * scale), or `bins` for
 // the values the caller must bin itself, whose positions go to `slow`; returns their number.
 std::size_t binIndices(const std::byte *data, std::size_t n, float lo, float hi, float scale, unsigned bins,

@@ -1,4 +1,4 @@
-#include "core/stats/avx512kernels.h"
+#include "core/stats/kernels/avx512.h"
 
 #include "core/format/dtype.h"
 

@@ -1,0 +1,331 @@
+// The portable F32 kernels: 8 floats at a time in GCC vector extensions. See portable.h.
+#include "core/stats/kernels/portable.h"
+
+#include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/scalar.h"
+
+#include <cfloat>
+#include <vector>
+
+namespace stb::kernels {
+
+namespace {
+
+typedef float F8 __attribute__((vector_size(32)));
+typedef double D4 __attribute__((vector_size(32)));
+typedef std::int32_t I8 __attribute__((vector_size(32)));
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define STB_VECTOR_CLONES __attribute__((target_clones("avx2", "avx", "default")))
+#else
+#define STB_VECTOR_CLONES
+#endif
+
+// Values per block: small enough that float lane counters stay exact (2^24) and that a block
+// with a NaN costs little to redo.
+constexpr std::size_t kBlock = 512;
+
+struct BlockMoments {
+    double sum, squares; // of x - shift
+    float min, max, absMax, zeros;
+};
+
+// One block of kBlock floats; false when it holds a NaN or an infinity (the sums say so).
+STB_VECTOR_CLONES
+bool momentsBlock(const std::byte *p, double shift, BlockMoments &out)
+{
+    const D4 k = { shift, shift, shift, shift };
+    D4 s0 = {}, s1 = {}, q0 = {}, q1 = {};
+    F8 mn = { INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY };
+    F8 mx = -mn, am = {}, zeros = {};
+    const I8 absMask
+        = { 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF };
+    const F8 one = { 1, 1, 1, 1, 1, 1, 1, 1 };
+    for (std::size_t i = 0; i < kBlock; i += 8) {
+        F8 x;
+        std::memcpy(&x, p + 4 * i, sizeof x);
+        mn = x < mn ? x : mn;
+        mx = x > mx ? x : mx;
+        const F8 a = reinterpret_cast<F8>(reinterpret_cast<I8>(x) & absMask);
+        am = a > am ? a : am;
+        zeros += reinterpret_cast<F8>((x == 0) & reinterpret_cast<I8>(one));
+        const D4 lo = __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1, 2, 3), D4) - k;
+        const D4 hi = __builtin_convertvector(__builtin_shufflevector(x, x, 4, 5, 6, 7), D4) - k;
+        s0 += lo;
+        s1 += hi;
+        q0 += lo * lo;
+        q1 += hi * hi;
+    }
+    const D4 s = s0 + s1, q = q0 + q1;
+    out.sum = (s[0] + s[1]) + (s[2] + s[3]);
+    out.squares = (q[0] + q[1]) + (q[2] + q[3]);
+    if (!std::isfinite(out.sum)) // an Inf or NaN (finite floats cannot overflow these sums)
+        return false;
+    out.min = mn[0];
+    out.max = mx[0];
+    out.absMax = out.zeros = 0;
+    for (int l = 0; l < 8; ++l) {
+        out.min = std::min(out.min, mn[l]);
+        out.max = std::max(out.max, mx[l]);
+        out.absMax = std::max(out.absMax, am[l]);
+        out.zeros += zeros[l];
+    }
+    return true;
+}
+
+} // namespace
+
+void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc)
+{
+    const std::byte *p = data + first * 4;
+    double shift = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const double v = load<float>(p + 4 * i);
+        if (std::isfinite(v)) {
+            shift = v;
+            break;
+        }
+    }
+    double sum = 0, squares = 0;
+    float mn = INFINITY, mx = -INFINITY, am = 0;
+    std::uint64_t finite = 0, zeros = 0;
+    std::uint64_t i = 0;
+    for (; i + kBlock <= n; i += kBlock) {
+        BlockMoments b;
+        if (momentsBlock(p + 4 * i, shift, b)) {
+            sum += b.sum;
+            squares += b.squares;
+            mn = std::min(mn, b.min);
+            mx = std::max(mx, b.max);
+            am = std::max(am, b.absMax);
+            finite += kBlock;
+            zeros += static_cast<std::uint64_t>(b.zeros);
+        } else {
+            scan<LoadF32>(data, first + i, kBlock, acc);
+        }
+    }
+    if (i < n)
+        scan<LoadF32>(data, first + i, n - i, acc);
+    StatsAccumulator chunk;
+    chunk.addFiniteBlock(finite, shift, sum, squares);
+    if (finite)
+        chunk.addExtremes(mn, mx, am);
+    chunk.addZeros(zeros);
+    acc.merge(chunk);
+}
+namespace {
+
+// Pass 2 as counts of values at or above thresholds: a float x is >= a double edge e exactly
+// when x >= the smallest float >= e, so comparing floats decides as the scalar code does.
+constexpr unsigned kMaxVectorBins = 16;
+
+float floatAtOrAbove(double e)
+{
+    float f = static_cast<float>(e);
+    if (static_cast<double>(f) < e)
+        f = std::nextafter(f, INFINITY);
+    return f;
+}
+
+// The smallest float above `mean` farther than `distance` from it (the scalar test
+// |x - mean| > distance, monotonic on each side of the mean), or +Inf when none is; `down`
+// mirrors it: the largest such float below the mean, or -Inf.
+float outlierThreshold(double mean, double distance, bool down)
+{
+    if (!std::isfinite(distance) || !std::isfinite(mean))
+        return down ? -INFINITY : INFINITY;
+    const float toward = down ? -INFINITY : INFINITY;
+    auto far = [&](float x) { return std::fabs(static_cast<double>(x) - mean) > distance; };
+    auto beyond = [&](float x) { return down ? x < mean : x > mean; };
+    float x = static_cast<float>(down ? mean - distance : mean + distance);
+    if (std::isinf(x))
+        x = down ? -FLT_MAX : FLT_MAX;
+    while (!beyond(x))
+        x = std::nextafter(x, toward);
+    for (float back = std::nextafter(x, -toward); beyond(back) && far(back);
+         back = std::nextafter(x, -toward))
+        x = back;
+    while (!far(x) && std::isfinite(x))
+        x = std::nextafter(x, toward);
+    return std::isfinite(x) && far(x) ? x : toward;
+}
+
+struct BinThresholds {
+    unsigned count; // bins + 1: edges[0..bins-1], then "above hi"
+    float at[kMaxVectorBins + 1]; // x >= at[t]
+    float outlierAbove, outlierBelow; // x >= above or x <= below
+};
+
+// One block of kBlock floats: counts[t] += #(x >= at[t]); false when it holds a NaN or Inf.
+STB_VECTOR_CLONES
+bool thresholdBlock(
+    const std::byte *p, const BinThresholds &th, std::uint32_t *counts, std::uint32_t &outliers)
+{
+    F8 c[kMaxVectorBins + 1] = {};
+    F8 far = {}, check = {};
+    const F8 one = { 1, 1, 1, 1, 1, 1, 1, 1 };
+    const I8 oneBits = reinterpret_cast<I8>(one);
+    for (std::size_t i = 0; i < kBlock; i += 8) {
+        F8 x;
+        std::memcpy(&x, p + 4 * i, sizeof x);
+        check += x - x; // NaN for NaN and Inf
+        for (unsigned t = 0; t < th.count; ++t)
+            c[t] += reinterpret_cast<F8>((x >= th.at[t]) & oneBits);
+        far += reinterpret_cast<F8>(((x >= th.outlierAbove) | (x <= th.outlierBelow)) & oneBits);
+    }
+    float checked = 0;
+    for (int l = 0; l < 8; ++l)
+        checked += check[l];
+    if (checked != 0)
+        return false;
+    for (unsigned t = 0; t < th.count; ++t) {
+        float total = 0;
+        for (int l = 0; l < 8; ++l)
+            total += c[t][l];
+        counts[t] += static_cast<std::uint32_t>(total);
+    }
+    float total = 0;
+    for (int l = 0; l < 8; ++l)
+        total += far[l];
+    outliers += static_cast<std::uint32_t>(total);
+    return true;
+}
+
+} // namespace
+
+// false when the plan needs the scalar code (many bins, extreme ranges).
+bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
+    std::uint64_t *bins, std::uint64_t &outliers)
+{
+    const unsigned binCount = static_cast<unsigned>(plan.edges.size()) - 1;
+    if (binCount > kMaxVectorBins || plan.unit != 1)
+        return false;
+    BinThresholds th;
+    th.count = binCount + 1;
+    for (unsigned b = 0; b < binCount; ++b)
+        th.at[b] = floatAtOrAbove(plan.edges[b]);
+    th.at[binCount] = floatAtOrAbove(plan.hi);
+    if (static_cast<double>(th.at[binCount]) == plan.hi)
+        th.at[binCount] = std::nextafter(th.at[binCount], INFINITY); // strictly above hi
+    th.outlierAbove = outlierThreshold(plan.mean, plan.outlierDistance, false);
+    th.outlierBelow = outlierThreshold(plan.mean, plan.outlierDistance, true);
+
+    const std::byte *p = data + first * 4;
+    std::uint32_t counts[kMaxVectorBins + 1] = {};
+    std::uint32_t far = 0;
+    std::uint64_t i = 0;
+    for (; i + kBlock <= n; i += kBlock) {
+        std::uint32_t blockCounts[kMaxVectorBins + 1] = {}, blockFar = 0;
+        if (thresholdBlock(p + 4 * i, th, blockCounts, blockFar)) {
+            for (unsigned t = 0; t < th.count; ++t)
+                counts[t] += blockCounts[t];
+            far += blockFar;
+        } else {
+            bin<LoadF32>(data, first + i, kBlock, plan, bins, outliers);
+        }
+    }
+    if (i < n)
+        bin<LoadF32>(data, first + i, n - i, plan, bins, outliers);
+    for (unsigned b = 0; b < binCount; ++b)
+        bins[b] += counts[b] - counts[b + 1];
+    outliers += far;
+    return true;
+}
+namespace {
+
+
+// ---- F32 with many bins ----------------------------------------------------------------------
+// More bins than thresholds pay for (the browser's 64): bin = floor((x - lo) * scale) in float,
+// which is off by less than 1/256 of a bin for up to kMaxIndexBins bins. So it is exact except
+// for values within 1/256 of a bin's width from an edge; those, and the values outside [lo, hi]
+// (NaN, infinities), go through binIndex. The bin numbers go to memory and are counted in a
+// second loop: counting straight from a vector just stored stalls on store-to-load forwarding
+// (2/3 of the time, by perf).
+
+constexpr std::size_t kIndexBlock = 4096; // values per block: its numbers fit on the stack
+constexpr unsigned kIndexTables = 4;      // counters interleaved: runs of one bin do not wait on one
+
+// Bin numbers of n values (a multiple of 8) into `index`, `bins` (a trash counter) for the values
+// left to binIndex, whose positions go to `slow`; returns how many those are. (avx512::binIndices
+// does the same 16 at a time.)
+STB_VECTOR_CLONES
+std::size_t indexBlock(const std::byte *p, std::size_t n, const BinPlan &plan, unsigned bins, std::uint32_t *index,
+    std::uint32_t *slow)
+{
+    const F8 lo = F8 {} + plan.indexLo, hi = F8 {} + plan.indexHi, scale = F8 {} + plan.indexScale;
+    const F8 top = F8 {} + static_cast<float>(bins), zero = {};
+    const I8 trash = I8 {} + static_cast<std::int32_t>(bins);
+    std::size_t slowCount = 0;
+    for (std::size_t i = 0; i < n; i += 8) {
+        F8 x;
+        std::memcpy(&x, p + 4 * i, sizeof x);
+        const F8 t = (x - lo) * scale;
+        // In range (NaN fails) and t below bins (an overflow fails): t is then in [0, bins).
+        const I8 inRange = (x >= lo) & (x <= hi) & (t < top);
+        const F8 safe = inRange ? t : zero;
+        const I8 e = __builtin_convertvector(safe, I8);
+        const F8 fraction = safe - __builtin_convertvector(e, F8);
+        const I8 ok = inRange & (fraction >= 1.0f / 256) & (fraction <= 1.0f - 1.0f / 256);
+        const I8 bin = ok ? e : trash;
+        std::memcpy(index + i, &bin, sizeof bin);
+        for (int l = 0; l < 8; ++l) {
+            if (!ok[l])
+                slow[slowCount++] = static_cast<std::uint32_t>(i + static_cast<std::size_t>(l));
+        }
+    }
+    return slowCount;
+}
+
+} // namespace
+
+// Bins of n F32 values (a multiple of 16) at p, by index.
+void binsByIndex(const std::byte *p, std::uint64_t n, const BinPlan &plan, std::uint64_t *bins)
+{
+    const auto binCount = static_cast<unsigned>(plan.edges.size()) - 1;
+    const std::size_t stride = binCount + 1; // the last counter of each table is the trash
+    thread_local std::vector<std::uint32_t> tables; // cleared per chunk: fewer than 2^32 values
+    tables.assign(kIndexTables * stride, 0);
+    alignas(32) std::uint32_t index[kIndexBlock], slow[kIndexBlock];
+    for (std::uint64_t i = 0; i < n; i += kIndexBlock) {
+        const std::size_t length = static_cast<std::size_t>(std::min<std::uint64_t>(kIndexBlock, n - i));
+        const std::size_t slowCount = avx512::enabled() // mask registers make it a fifth faster
+            ? avx512::binIndices(p + 4 * i, length, plan.indexLo, plan.indexHi, plan.indexScale, binCount, index, slow)
+            : indexBlock(p + 4 * i, length, plan, binCount, index, slow);
+        std::size_t k = 0;
+        for (; k + kIndexTables <= length; k += kIndexTables) {
+            for (unsigned j = 0; j < kIndexTables; ++j)
+                ++tables[j * stride + index[k + j]];
+        }
+        for (; k < length; ++k)
+            ++tables[index[k]];
+        for (std::size_t s = 0; s < slowCount; ++s) {
+            const int b = binIndex(plan, LoadF32::get(p + 4 * (i + slow[s])));
+            if (b >= 0)
+                ++bins[b];
+        }
+    }
+    for (unsigned b = 0; b < binCount; ++b) {
+        for (unsigned j = 0; j < kIndexTables; ++j)
+            bins[b] += tables[j * stride + b];
+    }
+}
+
+// Pass 2 of F32 by index without AVX-512: outliers one value at a time, and only when the range
+// reaches that far (rare).
+void binF32ByIndex(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
+    std::uint64_t *bins, std::uint64_t &outliers)
+{
+    const std::byte *p = data + first * 4;
+    const std::uint64_t vectorN = n - n % 16;
+    binsByIndex(p, vectorN, plan, bins);
+    if (plan.outliersPossible) {
+        for (std::uint64_t i = 0; i < vectorN; ++i) {
+            const double v = LoadF32::get(p + 4 * i);
+            outliers += std::isfinite(v) && std::fabs(v - plan.mean) > plan.outlierDistance;
+        }
+    }
+    if (vectorN < n)
+        bin<LoadF32>(data, first + vectorN, n - vectorN, plan, bins, outliers);
+}
+
+} // namespace stb::kernels
