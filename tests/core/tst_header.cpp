@@ -938,7 +938,7 @@ void tst_Header::warnings_data()
         { Rule::NewDtype, Rule::NewDtype });
     row("clean: F8_E4M3", rawFile(object({ entry("q", "F8_E4M3", "[2]", 0, 2) }), 2), {});
 
-    const auto meta = [&](const char *name, const std::string &value, const QStringList &expected) {
+    const auto meta = [&](const char *name, const std::string &value, const Rules &expected) {
         row(name, rawFile("{\"__metadata__\":{\"config\":" + value + "}}"), expected);
     };
     meta("metadata-json: object", "\"{\\\"a\\\":[1,2]}\"", { Rule::MetadataJson });
