@@ -26,14 +26,7 @@ void scanBlocks(DType dtype, const std::byte *data, std::uint64_t first, std::ui
     BlockRange *ranges)
 {
     const std::byte *p = data + first * Loader::size;
-    double shift = 0;
-    for (std::uint64_t i = 0; i < n; ++i) {
-        const double v = Loader::get(p + i * Loader::size);
-        if (std::isfinite(v)) {
-            shift = v;
-            break;
-        }
-    }
+    const double shift = firstFinite<Loader>(p, n);
     double sum = 0, squares = 0, mn = INFINITY, mx = -INFINITY;
     std::uint64_t finite = 0, zeros = 0;
     const std::uint64_t vectorEnd = n - n % avx512::kStep;

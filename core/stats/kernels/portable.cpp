@@ -78,14 +78,7 @@ bool momentsBlock(const std::byte *p, double shift, BlockMoments &out)
 void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc)
 {
     const std::byte *p = data + first * 4;
-    double shift = 0;
-    for (std::uint64_t i = 0; i < n; ++i) {
-        const double v = load<float>(p + 4 * i);
-        if (std::isfinite(v)) {
-            shift = v;
-            break;
-        }
-    }
+    const double shift = firstFinite<LoadF32>(p, n);
     double sum = 0, squares = 0;
     float mn = INFINITY, mx = -INFINITY, am = 0;
     std::uint64_t finite = 0, zeros = 0;

@@ -64,19 +64,23 @@ struct LoadC64 {
 // keep them in vector registers.
 constexpr int kLanes = 8;
 
+// The shift of a chunk's sums: its first finite value (sums of x - shift carry no cancellation).
+template<typename Loader>
+double firstFinite(const std::byte *p, std::uint64_t n)
+{
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const double v = Loader::get(p + i * Loader::size);
+        if (std::isfinite(v))
+            return v;
+    }
+    return 0;
+}
+
 template<typename Loader>
 void scan(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc)
 {
     const std::byte *p = data + first * Loader::size;
-    // Shift: the chunk's first finite value (sums of x-K carry no cancellation).
-    double shift = 0;
-    for (std::uint64_t i = 0; i < n; ++i) {
-        const double v = Loader::get(p + i * Loader::size);
-        if (std::isfinite(v)) {
-            shift = v;
-            break;
-        }
-    }
+    const double shift = firstFinite<Loader>(p, n);
     double sum[kLanes] = {}, squares[kLanes] = {}, lo[kLanes], hi[kLanes], abs[kLanes] = {};
     std::uint64_t finite[kLanes] = {}, zeros[kLanes] = {};
     for (int k = 0; k < kLanes; ++k)
