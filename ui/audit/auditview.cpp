@@ -1,8 +1,8 @@
 #include "ui/audit/auditview.h"
 
 #include "core/audit/auditreport.h"
-#include "ui/audit/auditmodel.h"
 #include "core/text/naturalorder.h"
+#include "ui/audit/auditmodel.h"
 #include "ui/common/qtformat.h"
 
 #include <QCheckBox>
@@ -14,7 +14,6 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressBar>
-#include <QPromise>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSettings>
@@ -23,7 +22,6 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 using namespace Qt::StringLiterals;
 
@@ -59,20 +57,6 @@ private:
 };
 
 namespace {
-
-void runAudit(QPromise<AuditResult> &promise, std::shared_ptr<const Checkpoint> checkpoint, unsigned bins)
-{
-    promise.setProgressRange(0, 1000);
-    std::atomic<bool> cancel { false };
-    auto result = auditCheckpoint(
-        *checkpoint, AnalysisOptions { bins, 0 }, &cancel, [&](std::uint64_t done, std::uint64_t total) {
-            if (promise.isCanceled())
-                cancel = true; // core checks its flag between chunks and tensors
-            promise.setProgressValue(total ? static_cast<int>(1000.0 * double(done) / double(total)) : 1000);
-        });
-    if (result && !promise.isCanceled())
-        promise.addResult(std::move(*result));
-}
 
 bool saveText(const QString &path, const std::string &text, QString *error)
 {
@@ -147,6 +131,7 @@ AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pare
         m_table->horizontalHeader()->resizeSection(c, widths[c] * digit + 12);
 
     connect(m_cancel, &QPushButton::clicked, this, &AuditView::cancel);
+    connect(&m_job, &JobTrackerBase::progressChanged, m_progress, &QProgressBar::setValue);
     connect(close, &QToolButton::clicked, this, &AuditView::closeRequested);
     connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
     connect(m_flaggedOnly, &QCheckBox::toggled, m_proxy, &AuditFilterModel::setFlaggedOnly);
@@ -162,15 +147,6 @@ AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pare
         tr("Scans every tensor for NaN, Inf, all-zero, constant, outlying and duplicated values."));
 }
 
-// Cancel, then wait: the scan reads the checkpoint's mappings and reports to this widget.
-AuditView::~AuditView()
-{
-    for (auto *job : std::as_const(m_jobs))
-        job->cancel();
-    for (auto *job : std::as_const(m_jobs))
-        job->waitForFinished();
-}
-
 QSortFilterProxyModel *AuditView::proxy() const
 {
     return m_proxy;
@@ -178,61 +154,44 @@ QSortFilterProxyModel *AuditView::proxy() const
 
 void AuditView::start(unsigned bins)
 {
-    stopJob();
     m_bins = bins;
     m_model->clear();
-    const quint64 generation = ++m_generation;
-    setRunning(true);
     m_summary->setText(tr("Scanning %1 in %2…")
                            .arg(countNoun(m_checkpoint->tensors().size(), tr("tensor"), tr("tensors")),
                                sizeText(m_checkpoint->totalTensorBytes())));
-    auto *job = new QFutureWatcher<AuditResult>(this);
-    m_jobs.append(job);
-    connect(job, &QFutureWatcherBase::progressValueChanged, this, [this, generation](int value) {
-        if (generation == m_generation)
-            m_progress->setValue(value);
-    });
-    connect(
-        job, &QFutureWatcherBase::finished, this, [this, job, generation] { onFinished(job, generation); });
-    job->setFuture(QtConcurrent::run(runAudit, m_checkpoint, bins));
-}
-
-void AuditView::stopJob()
-{
-    ++m_generation; // even a result already on its way is dropped
-    if (m_running && !m_jobs.isEmpty())
-        m_jobs.last()->cancel();
+    // The checkpoint is held by its shared_ptr: its mappings outlive the scan.
+    m_job.start(
+        [checkpoint = m_checkpoint, bins](std::stop_token stop, const JobProgress &progress) {
+            const StopFlag cancel(std::move(stop));
+            return auditCheckpoint(*checkpoint, AnalysisOptions { bins, 0 }, cancel.get(), progress);
+        },
+        [this](std::optional<AuditResult> result) { onFinished(std::move(result)); });
+    setRunning(true);
 }
 
 void AuditView::cancel()
 {
-    if (!m_running)
+    if (!isRunning())
         return;
-    stopJob();
+    m_job.cancel(); // even a result already on its way is dropped
     setRunning(false);
     m_summary->setText(tr("Audit cancelled."));
     emit finished(false);
 }
 
-void AuditView::onFinished(QFutureWatcher<AuditResult> *job, quint64 generation)
+void AuditView::onFinished(std::optional<AuditResult> result)
 {
-    m_jobs.removeOne(job);
-    job->deleteLater();
-    if (generation != m_generation)
-        return;
     setRunning(false);
-    QFuture<AuditResult> future = job->future();
-    if (future.isCanceled() || future.resultCount() == 0) {
+    if (!result) {
         m_summary->setText(tr("The audit stopped: a file changed on disk while it was read."));
         emit finished(false);
         return;
     }
-    AuditResult result = future.takeResult();
     const QString summary = tr("%1 (%2, %3)")
-                                .arg(toQString(result.summary.text()),
-                                    countNoun(result.summary.tensors, tr("tensor"), tr("tensors")),
-                                    sizeText(result.summary.bytes));
-    m_model->setResult(m_checkpoint, std::move(result));
+                                .arg(toQString(result->summary.text()),
+                                    countNoun(result->summary.tensors, tr("tensor"), tr("tensors")),
+                                    sizeText(result->summary.bytes));
+    m_model->setResult(m_checkpoint, std::move(*result));
     m_summary->setText(summary);
     setRunning(false);
     emit finished(true);
@@ -240,7 +199,6 @@ void AuditView::onFinished(QFutureWatcher<AuditResult> *job, quint64 generation)
 
 void AuditView::setRunning(bool running)
 {
-    m_running = running;
     m_progress->setVisible(running);
     m_progress->setValue(0);
     m_cancel->setVisible(running);

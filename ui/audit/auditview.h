@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/audit/audit.h"
+#include "ui/common/jobtracker.h"
 
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include <memory>
@@ -28,12 +28,13 @@ class AuditView : public QWidget {
     Q_OBJECT
 public:
     explicit AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent = nullptr);
-    ~AuditView() override;
 
     // Scans the whole checkpoint (again); histograms get `bins` bins.
     void start(unsigned bins = 10);
     void cancel();
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_job.isRunning(); }
+    // The scans, for a test to wait until a cancelled one has returned.
+    const JobTrackerBase &jobs() const { return m_job; }
     unsigned bins() const { return m_bins; }
 
     // Makes that tensor's row current without emitting tensorSelected; no row if it is hidden.
@@ -56,18 +57,15 @@ signals:
     void closeRequested();
 
 private:
-    void onFinished(QFutureWatcher<AuditResult> *job, quint64 generation);
-    void stopJob();
+    void onFinished(std::optional<AuditResult> result);
     void setRunning(bool running);
     void exportWithDialog(bool markdown);
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
     AuditModel *m_model;
     AuditFilterModel *m_proxy;
-    QList<QFutureWatcher<AuditResult> *> m_jobs; // running, including cancelled ones
-    quint64 m_generation = 0; // bumped by start and cancel: older results are dropped
+    JobTracker<AuditResult> m_job;
     unsigned m_bins = 10;
-    bool m_running = false;
     bool m_syncing = false; // selectTensor is moving the current row
 
     QLabel *m_summary;

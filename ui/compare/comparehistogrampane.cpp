@@ -4,12 +4,9 @@
 #include "ui/charts/overlaychart.h"
 #include "ui/common/qtformat.h"
 
-#include <QFutureWatcher>
 #include <QLabel>
 #include <QProgressBar>
-#include <QPromise>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 #include <algorithm>
 
@@ -20,7 +17,6 @@ namespace stb {
 namespace {
 
 constexpr unsigned kBins = 64;
-using Watcher = QFutureWatcher<DiffHistograms>;
 
 // A side's bytes when the file holds all of them; a missing or truncated side is left out.
 DiffSide sideOf(const Checkpoint &checkpoint, const Checkpoint::Tensor *tensor)
@@ -35,27 +31,6 @@ DiffSide sideOf(const Checkpoint &checkpoint, const Checkpoint::Tensor *tensor)
     if (bytes.size() != *expected)
         return {};
     return { tensor->info->dtype, bytes, tensor->info->elementCount().value_or(0) };
-}
-
-void histogramJob(
-    QPromise<DiffHistograms> &promise, std::shared_ptr<const CompareResult> result, std::size_t index)
-{
-    promise.setProgressRange(0, 1000);
-    const TensorPair &pair = result->comparison.pairs[index];
-    std::atomic<bool> cancel { false };
-    int last = -1;
-    const auto progress = [&](std::uint64_t done, std::uint64_t total) {
-        if (promise.isCanceled())
-            cancel.store(true, std::memory_order_relaxed);
-        const int permille
-            = total ? static_cast<int>(1000 * std::min<double>(1.0, double(done) / double(total))) : 0;
-        if (permille > last)
-            promise.setProgressValue(last = permille);
-    };
-    auto histograms
-        = diffHistograms(sideOf(*result->a, pair.a), sideOf(*result->b, pair.b), kBins, &cancel, progress);
-    if (histograms && !promise.isCanceled())
-        promise.addResult(std::move(*histograms));
 }
 
 } // namespace
@@ -80,22 +55,16 @@ CompareHistogramPane::CompareHistogramPane(QWidget *parent)
     layout->addWidget(m_diffCaption);
     layout->addWidget(m_diff, 1);
     clear(tr("Select a tensor to see its values."));
-}
-
-CompareHistogramPane::~CompareHistogramPane()
-{
-    stop();
-    for (auto *watcher : findChildren<Watcher *>())
-        watcher->waitForFinished();
+    connect(&m_job, &JobTrackerBase::progressChanged, this, [this](int value) {
+        m_progress->setValue(value);
+        m_progress->show();
+    });
 }
 
 void CompareHistogramPane::stop()
 {
-    ++m_generation;
-    m_computing = false;
+    m_job.cancel();
     m_progress->hide();
-    for (auto *watcher : findChildren<Watcher *>())
-        watcher->cancel();
 }
 
 void CompareHistogramPane::clear(const QString &text)
@@ -112,30 +81,24 @@ void CompareHistogramPane::showPair(std::shared_ptr<const CompareResult> result,
     stop();
     m_result = std::move(result);
     m_shown = false;
-    m_computing = true;
     m_overlay->showMessage(tr("Reading values…"));
     m_diff->clear();
-    const quint64 generation = m_generation;
-    auto *watcher = new Watcher(this);
-    connect(watcher, &Watcher::progressValueChanged, this, [this, generation](int value) {
-        if (generation != m_generation)
-            return;
-        m_progress->setValue(value);
-        m_progress->show();
-    });
-    connect(watcher, &Watcher::finished, this, [this, watcher, generation, pair] {
-        watcher->deleteLater();
-        if (generation != m_generation)
-            return;
-        m_computing = false;
-        m_progress->hide();
-        if (watcher->future().resultCount() == 0) {
-            m_overlay->showMessage(tr("The values could not be read: the file changed on disk."));
-            return;
-        }
-        show(watcher->future().result(), m_result->comparison.pairs[pair]);
-    });
-    watcher->setFuture(QtConcurrent::run(&histogramJob, m_result, pair));
+    // The result holds both checkpoints, so the pair's bytes outlive the job.
+    m_job.start(
+        [result = m_result, pair](std::stop_token stop, const JobProgress &progress) {
+            const TensorPair &p = result->comparison.pairs[pair];
+            const StopFlag cancel(std::move(stop));
+            return diffHistograms(
+                sideOf(*result->a, p.a), sideOf(*result->b, p.b), kBins, cancel.get(), progress);
+        },
+        [this, pair](std::optional<DiffHistograms> histograms) {
+            m_progress->hide();
+            if (!histograms) {
+                m_overlay->showMessage(tr("The values could not be read: the file changed on disk."));
+                return;
+            }
+            show(*histograms, m_result->comparison.pairs[pair]);
+        });
 }
 
 void CompareHistogramPane::show(const DiffHistograms &histograms, const TensorPair &pair)

@@ -1,7 +1,8 @@
 #pragma once
 
-#include "core/compare/diffhistogram.h"
 #include "core/compare/compareresult.h"
+#include "core/compare/diffhistogram.h"
+#include "ui/common/jobtracker.h"
 
 #include <QWidget>
 
@@ -17,19 +18,20 @@ class OverlayChart;
 
 // The selected pair's values: both sides' histograms on shared bins drawn over each other, and a
 // histogram of a − b. Both sides are decoded in chunks off the GUI thread; a newer selection
-// cancels the job and a generation counter drops its answer.
+// cancels the job and drops its answer.
 class CompareHistogramPane : public QWidget {
     Q_OBJECT
 public:
     explicit CompareHistogramPane(QWidget *parent = nullptr);
-    ~CompareHistogramPane() override;
 
     // Starts computing the histograms of result->comparison.pairs[pair].
     void showPair(std::shared_ptr<const CompareResult> result, std::size_t pair);
     // A group or nothing selected: no values to draw.
     void clear(const QString &text);
 
-    bool isComputing() const { return m_computing; }
+    bool isComputing() const { return m_job.isRunning(); }
+    // The histogram jobs, for a test to wait until a cancelled one has returned.
+    const JobTrackerBase &jobs() const { return m_job; }
     const DiffHistograms *histograms() const { return m_shown ? &m_histograms : nullptr; }
     OverlayChart *overlayChart() const { return m_overlay; }
     HistogramChart *diffChart() const { return m_diff; }
@@ -49,8 +51,7 @@ private:
     std::shared_ptr<const CompareResult> m_result;
     DiffHistograms m_histograms;
     bool m_shown = false;
-    bool m_computing = false;
-    quint64 m_generation = 0;
+    JobTracker<DiffHistograms> m_job;
 };
 
 } // namespace stb

@@ -12,10 +12,8 @@
 #include <QLabel>
 #include <QLocale>
 #include <QProgressBar>
-#include <QPromise>
 #include <QSettings>
 #include <QStackedWidget>
-#include <QtConcurrent>
 
 #include <cmath>
 
@@ -29,23 +27,6 @@ const auto kBinsKey = u"histogram/bins"_s;
 const auto kLogKey = u"histogram/log"_s;
 constexpr unsigned kBinChoices[] = { 10, 32, 64, 128, 256, 1000 };
 constexpr unsigned kDefaultBins = 64;
-
-// Runs on a pool thread. The file is held by its shared_ptr, so its header (and `info`) and its
-// mapping outlive the scan even if the document closes meanwhile.
-void analyze(QPromise<TensorAnalysis> &promise, std::shared_ptr<const SafetensorsFile> file,
-    const TensorInfo *info, unsigned bins)
-{
-    promise.setProgressRange(0, 1000);
-    std::atomic<bool> cancel { false };
-    auto result = analyzeTensor(info->dtype, file->tensorBytes(*info), info->elementCount().value_or(0),
-        AnalysisOptions { bins, 0 }, &cancel, [&](std::uint64_t done, std::uint64_t total) {
-            if (promise.isCanceled())
-                cancel = true; // core checks its flag per chunk
-            promise.setProgressValue(total ? static_cast<int>(1000.0 * double(done) / double(total)) : 1000);
-        });
-    if (result && !promise.isCanceled())
-        promise.addResult(std::move(*result));
-}
 
 QString valueText(double value)
 {
@@ -121,15 +102,7 @@ HistogramPane::HistogramPane(std::shared_ptr<const Checkpoint> checkpoint, QWidg
         QSettings().setValue(kLogKey, on);
         m_chart->setLogarithmic(on);
     });
-}
-
-// Cancel, then wait: a scan still running must not outlive the widgets it reports to.
-HistogramPane::~HistogramPane()
-{
-    for (auto *job : std::as_const(m_jobs))
-        job->cancel();
-    for (auto *job : std::as_const(m_jobs))
-        job->waitForFinished();
+    connect(&m_job, &JobTrackerBase::progressChanged, m_progress, &QProgressBar::setValue);
 }
 
 QWidget *HistogramPane::createStatistics()
@@ -172,7 +145,7 @@ void HistogramPane::showTensor(const Checkpoint::Tensor *tensor)
 void HistogramPane::setStale(bool stale)
 {
     m_stale = stale;
-    if (stale && m_computing)
+    if (stale && isComputing())
         refresh(); // stops the scan and says why
 }
 
@@ -231,51 +204,38 @@ void HistogramPane::refresh()
 
 void HistogramPane::startJob()
 {
+    // The file is held by its shared_ptr, so its header (and `info`) and its mapping outlive the
+    // scan even if the document closes meanwhile.
     const auto file = m_checkpoint->shards()[m_tensor->shard];
     const TensorInfo *info = m_tensor->info;
     const unsigned bins = this->bins();
-    const quint64 generation = ++m_generation;
-    ++m_jobsStarted;
-    m_computing = true;
     m_progress->setValue(0);
     m_progress->show();
     showMessage(tr("Scanning %1…").arg(toQString(info->name)));
-
-    auto *job = new QFutureWatcher<TensorAnalysis>(this);
-    m_jobs.append(job);
-    connect(job, &QFutureWatcherBase::progressValueChanged, this, [this, generation](int value) {
-        if (generation == m_generation)
-            m_progress->setValue(value);
-    });
-    connect(job, &QFutureWatcherBase::finished, this, [this, job, generation, info, bins] {
-        m_jobs.removeOne(job);
-        job->deleteLater();
-        const QFuture<TensorAnalysis> future = job->future();
-        const bool done = !future.isCanceled() && future.resultCount() > 0;
-        if (done)
-            m_cache.insert(info, bins, future.result()); // worth keeping even if the user moved on
-        if (generation != m_generation)
-            return;
-        m_computing = false;
-        m_progress->hide();
-        if (done)
-            showAnalysis(future.result());
-        else
-            showMessage(tr("The bytes of %1 could not be read: the file changed on disk.")
-                            .arg(toQString(info->name)));
-    });
-    job->setFuture(QtConcurrent::run(analyze, file, info, bins));
+    m_job.start(
+        [file, info, bins](std::stop_token stop, const JobProgress &progress) {
+            const StopFlag cancel(std::move(stop));
+            return analyzeTensor(info->dtype, file->tensorBytes(*info), info->elementCount().value_or(0),
+                AnalysisOptions { bins, 0 }, cancel.get(), progress);
+        },
+        [this, info, bins](std::optional<TensorAnalysis> result) {
+            m_progress->hide();
+            if (!result) {
+                showMessage(tr("The bytes of %1 could not be read: the file changed on disk.")
+                                .arg(toQString(info->name)));
+                return;
+            }
+            m_cache.insert(info, bins, *result);
+            showAnalysis(*result);
+        });
 }
 
 void HistogramPane::cancelJob()
 {
-    if (!m_computing)
+    if (!isComputing())
         return;
-    m_computing = false;
-    ++m_generation; // whatever the running scan still reports is dropped
+    m_job.cancel(); // whatever the running scan still reports is dropped
     m_progress->hide();
-    if (!m_jobs.isEmpty())
-        m_jobs.last()->cancel();
 }
 
 void HistogramPane::showAnalysis(const TensorAnalysis &analysis)
@@ -343,7 +303,7 @@ void HistogramPane::showEvent(QShowEvent *event)
 void HistogramPane::hideEvent(QHideEvent *event)
 {
     QWidget::hideEvent(event);
-    if (m_computing) {
+    if (isComputing()) {
         cancelJob();
         m_resume = true;
     }

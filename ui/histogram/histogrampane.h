@@ -1,9 +1,9 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "ui/common/jobtracker.h"
 #include "ui/histogram/analysiscache.h"
 
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include <array>
@@ -43,7 +43,6 @@ public:
     };
 
     explicit HistogramPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent = nullptr);
-    ~HistogramPane() override;
 
     // The tensor to show (from the cache, else scanned now); nullptr for a group or nothing.
     void showTensor(const Checkpoint::Tensor *tensor);
@@ -58,8 +57,10 @@ public:
     AnalysisCache &cache() { return m_cache; }
     // What is on screen: nullptr while scanning or when there is nothing to show.
     const TensorAnalysis *analysis() const { return m_shown ? &m_analysis : nullptr; }
-    bool isComputing() const { return m_computing; }
-    int jobsStarted() const { return m_jobsStarted; }
+    bool isComputing() const { return m_job.isRunning(); }
+    int jobsStarted() const { return m_job.jobsStarted(); }
+    // The scans, for a test to wait until a cancelled one has returned.
+    const JobTrackerBase &jobs() const { return m_job; }
     QString statisticText(Statistic statistic) const;
     QString messageText() const;
     HistogramChart *chart() const { return m_chart; }
@@ -88,12 +89,9 @@ private:
     AnalysisCache m_cache;
     TensorAnalysis m_analysis;
     bool m_shown = false;
-    bool m_computing = false;
     bool m_resume = false; // a scan was cancelled by hiding the pane: restart it when shown
     bool m_stale = false;
-    quint64 m_generation = 0; // results of older generations are stale
-    int m_jobsStarted = 0;
-    QList<QFutureWatcher<TensorAnalysis> *> m_jobs; // running, including cancelled ones
+    JobTracker<TensorAnalysis> m_job;
 
     QLabel *m_title;
     QComboBox *m_bins;

@@ -9,42 +9,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
-#include <QPromise>
 #include <QPushButton>
-#include <QtConcurrent>
 
 using namespace Qt::StringLiterals;
 
 namespace stb {
-
-namespace {
-
-// One result per shard, in order ("" for one that cannot be read); progress over all bytes.
-void hashFiles(QPromise<QString> &promise, std::vector<std::shared_ptr<const MappedFile>> files)
-{
-    std::uint64_t total = 0, before = 0;
-    for (const auto &file : files)
-        total += file ? file->size() : 0;
-    promise.setProgressRange(0, 1000);
-    std::atomic<bool> cancel { false };
-    for (std::size_t i = 0; i < files.size() && !promise.isCanceled(); ++i) {
-        std::optional<std::string> digest;
-        if (files[i]) {
-            digest = sha256Hex(*files[i], &cancel, [&](std::uint64_t done, std::uint64_t) {
-                if (promise.isCanceled())
-                    cancel = true;
-                promise.setProgressValue(
-                    total ? static_cast<int>(1000.0 * double(before + done) / double(total)) : 0);
-            });
-            before += files[i]->size();
-        }
-        if (promise.isCanceled())
-            return;
-        promise.addResult(digest ? QString::fromStdString(*digest) : QString(), static_cast<int>(i));
-    }
-}
-
-} // namespace
 
 Sha256Dialog::Sha256Dialog(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent)
     : QDialog(parent)
@@ -62,7 +31,6 @@ Sha256Dialog::Sha256Dialog(std::shared_ptr<const Checkpoint> checkpoint, QWidget
     layout->addWidget(intro);
     auto *form = new QFormLayout;
     const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    std::vector<std::shared_ptr<const MappedFile>> files;
     for (std::size_t i = 0; i < m_checkpoint->shards().size(); ++i) {
         const auto &shard = m_checkpoint->shards()[i];
         auto *digest = new QLineEdit(this);
@@ -73,33 +41,50 @@ Sha256Dialog::Sha256Dialog(std::shared_ptr<const Checkpoint> checkpoint, QWidget
         digest->setMinimumWidth(QFontMetrics(mono).horizontalAdvance(QString(66, u'0')));
         form->addRow(toQString(m_checkpoint->shardNames()[i]), digest);
         m_digests.push_back(digest);
-        files.push_back(shard ? shard->sharedMapping() : nullptr);
+        m_files.push_back(shard ? shard->sharedMapping() : nullptr);
+        m_total += shard ? shard->mapping().size() : 0;
     }
     layout->addLayout(form);
     layout->addWidget(m_progress);
     layout->addWidget(m_buttons);
     m_progress->setRange(0, 1000);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(&m_job, &QFutureWatcherBase::progressValueChanged, m_progress, &QProgressBar::setValue);
-    connect(&m_job, &QFutureWatcherBase::resultReadyAt, this, [this](int i) {
-        const QString digest = m_job.resultAt(i);
-        auto *edit = m_digests[static_cast<std::size_t>(i)];
-        edit->setText(digest);
-        if (digest.isEmpty())
-            edit->setPlaceholderText(tr("the file changed on disk while it was read"));
+    // The job's progress is within the shard being hashed: the bar shows all bytes.
+    connect(&m_job, &JobTrackerBase::progressChanged, this, [this](int permille) {
+        if (m_next == m_files.size() || m_total == 0)
+            return;
+        const double shard = double(m_files[m_next]->size()) * permille / 1000;
+        m_progress->setValue(static_cast<int>(1000 * (double(m_before) + shard) / double(m_total)));
     });
-    connect(&m_job, &QFutureWatcherBase::finished, this, [this] {
-        m_progress->hide();
-        emit finished();
-    });
-    m_job.setFuture(QtConcurrent::run(hashFiles, std::move(files)));
+    hashNext();
 }
 
-// Cancel, then wait: the job reports into this dialog's fields.
-Sha256Dialog::~Sha256Dialog()
+// One shard at a time, in order, each a job of its own (the mapping is held by its shared_ptr);
+// a shard that could not be opened keeps its placeholder.
+void Sha256Dialog::hashNext()
 {
-    m_job.cancel();
-    m_job.waitForFinished();
+    while (m_next < m_files.size() && !m_files[m_next])
+        ++m_next;
+    if (m_next == m_files.size()) {
+        m_progress->hide();
+        emit finished();
+        return;
+    }
+    m_job.start(
+        [file = m_files[m_next]](std::stop_token stop, const JobProgress &progress) {
+            const StopFlag cancel(std::move(stop));
+            return sha256Hex(*file, cancel.get(), progress);
+        },
+        [this](std::optional<std::string> digest) {
+            auto *edit = m_digests[m_next];
+            if (digest)
+                edit->setText(QString::fromStdString(*digest));
+            else
+                edit->setPlaceholderText(tr("the file changed on disk while it was read"));
+            m_before += m_files[m_next]->size();
+            ++m_next;
+            hashNext();
+        });
 }
 
 QString Sha256Dialog::digest(std::size_t shard) const
