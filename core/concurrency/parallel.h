@@ -6,10 +6,13 @@
 
 namespace stb {
 
-// Runs fn(index, worker) for every index in [0, count) on `threads` threads (the caller's
-// thread is worker 0), handing out indices in order as workers free up. Stops early, returning
-// false, when fn returns false or `cancel` is set; true when every index ran. No thread is
-// started for a single index or a single thread.
+// Runs fn(index, worker) for every index in [0, count) on up to `threads` workers, handing out
+// indices in order as workers free up. The caller's thread is worker 0 and works through the
+// whole range itself if need be; workers 1.. are helpers borrowed from ThreadPool::shared(), so
+// no thread is started per call, the total stays bounded however many loops run at once, and a
+// loop inside a loop's fn does not deadlock. Fewer workers than `threads` may run (no more than
+// the pool has threads, plus the caller); `worker` < max(threads, 1). Stops early, returning
+// false, when fn returns false or `cancel` is set; true when every index ran.
 bool parallelFor(std::uint64_t count, unsigned threads,
                  const std::function<bool(std::uint64_t index, unsigned worker)> &fn,
                  const std::atomic<bool> *cancel = nullptr);
