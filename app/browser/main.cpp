@@ -7,6 +7,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include <memory>
+
 using namespace Qt::StringLiterals;
 
 int main(int argc, char **argv)
@@ -53,12 +55,23 @@ int main(int argc, char **argv)
         window.openSample();
     else
         window.openFiles(parser.positionalArguments());
-    if (auto *view = window.documents()->viewAt(0); view && parser.isSet(select))
-        view->selectPath(parser.value(select));
     static const QStringList panes { u"overview"_s, u"layout"_s, u"hex"_s, u"metadata"_s, u"diagnostics"_s,
         u"histogram"_s }; // in CheckpointView::Pane order
-    if (auto *view = window.documents()->viewAt(0); view && panes.contains(parser.value(pane)))
-        view->setCurrentPane(static_cast<stb::CheckpointView::Pane>(panes.indexOf(parser.value(pane))));
+    // Files open in the background: --select and --pane apply to the first one once it is in.
+    const QString selected = parser.isSet(select) ? parser.value(select) : QString();
+    const int paneIndex = panes.indexOf(parser.value(pane));
+    auto applied = std::make_shared<bool>(false);
+    stb::DocumentArea *documents = window.documents();
+    QObject::connect(documents, &stb::DocumentArea::fileOpened, &window, [=] {
+        auto *view = documents->viewAt(0);
+        if (!view || *applied)
+            return;
+        *applied = true;
+        if (!selected.isEmpty())
+            view->selectPath(selected);
+        if (paneIndex >= 0)
+            view->setCurrentPane(static_cast<stb::CheckpointView::Pane>(paneIndex));
+    });
     window.show();
     // Without a window manager (Xvfb, some kiosks) nothing else makes the window active.
     window.raise();

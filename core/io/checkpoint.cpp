@@ -1,5 +1,6 @@
 #include "core/io/checkpoint.h"
 
+#include "core/concurrency/parallel.h"
 #include "core/io/busguard.h"
 #include "core/text/textformat.h"
 
@@ -63,6 +64,7 @@ std::shared_ptr<const Checkpoint> Checkpoint::open(const std::string &path, std:
 void Checkpoint::openShards(const std::string &folder)
 {
     std::unordered_map<std::string, bool> seen;
+    std::vector<const ShardIndex::Entry *> shards; // each shard's first entry, in index order
     for (const auto &entry : m_index.weightMap) {
         if (!seen.emplace(entry.shard, true).second)
             continue;
@@ -73,13 +75,23 @@ void Checkpoint::openShards(const std::string &folder)
                                        entry.offset, entry.tensor));
             continue;
         }
-        std::string error;
-        auto file = SafetensorsFile::open(folder + "/" + entry.shard, error);
-        if (!file)
+        shards.push_back(&entry);
+    }
+
+    // Side by side: a model of hundreds of shards is hundreds of headers to read and parse.
+    std::vector<std::shared_ptr<const SafetensorsFile>> files(shards.size());
+    std::vector<std::string> errors(shards.size());
+    parallelFor(shards.size(), threadCount(), [&](std::uint64_t s, unsigned) {
+        files[s] = SafetensorsFile::open(folder + "/" + shards[s]->shard, errors[s]);
+        return true;
+    });
+    for (std::size_t s = 0; s < shards.size(); ++s) {
+        const ShardIndex::Entry &entry = *shards[s];
+        if (!files[s])
             m_diagnostics.add(diagnose(Rule::IndexMissingShard,
-                                       "shard " + quotedName(entry.shard) + " cannot be read: " + error,
+                                       "shard " + quotedName(entry.shard) + " cannot be read: " + errors[s],
                                        entry.offset, entry.tensor));
-        m_shards.push_back(std::move(file));
+        m_shards.push_back(std::move(files[s]));
         m_shardNames.push_back(entry.shard);
     }
 }

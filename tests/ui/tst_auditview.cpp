@@ -309,7 +309,8 @@ void tst_AuditView::screenshot()
         QSKIP("set STB_SCREENSHOT_DIR to save a screenshot");
     MainWindow window;
     window.resize(1200, 760);
-    QVERIFY(window.openFiles({ m_path }));
+    window.openFiles({ m_path });
+    QTRY_COMPARE_WITH_TIMEOUT(window.documents()->openingCount(), 0, 60000);
     window.show();
     CheckpointView *view = window.documents()->currentView();
     view->setCurrentPane(CheckpointView::HistogramTab);

@@ -16,6 +16,7 @@
 #include <QGuiApplication>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -212,7 +213,8 @@ void tst_CheckpointView::truncatedWhileOpenMarksStale()
     area.watcher()->setDelay(50);
     area.resize(1000, 700);
     area.show();
-    QVERIFY(area.openFile(path));
+    area.openFile(path);
+    QTRY_COMPARE_WITH_TIMEOUT(area.openingCount(), 0, 60000);
     CheckpointView *view = area.currentView();
     QVERIFY(view);
     view->selectPath(u"lm_head.weight"_s); // the last tensors in the file
@@ -249,7 +251,11 @@ void tst_CheckpointView::unreadablePathShowsMessage()
     DocumentArea area;
     QString error;
     const QString missing = m_dir.filePath(u"no-such-file.safetensors"_s);
-    QVERIFY(!area.openFile(missing, {}, &error));
+    QSignalSpy failed(&area, &DocumentArea::openFailed);
+    area.openFile(missing);
+    QVERIFY(failed.wait());
+    QCOMPARE(failed.first().first().toString(), missing);
+    error = failed.first().at(1).toString();
     QVERIFY(!error.isEmpty());
     QCOMPARE(area.count(), 1);
     auto *label = area.tabs()->currentWidget()->findChild<QLabel *>(u"errorText"_s);
@@ -257,8 +263,10 @@ void tst_CheckpointView::unreadablePathShowsMessage()
     QVERIFY(label->text().contains(missing));
     QVERIFY(label->text().contains(error.toHtmlEscaped()));
     // A directory is not a checkpoint either; the area keeps working.
-    QVERIFY(!area.openFile(m_dir.path()));
-    QVERIFY(area.openFile(m_sample));
+    area.openFile(m_dir.path());
+    QVERIFY(failed.wait());
+    area.openFile(m_sample);
+    QTRY_COMPARE_WITH_TIMEOUT(area.openingCount(), 0, 60000);
     QCOMPARE(area.count(), 3);
     QVERIFY(area.currentView());
 }

@@ -64,12 +64,13 @@ void tst_MainWindow::init()
 void tst_MainWindow::opensFilesInTabs()
 {
     MainWindow window;
-    QVERIFY(window.openFiles({ write(u"one.safetensors"_s, 1), write(u"two.safetensors"_s, 2) }));
+    window.openFiles({ write(u"one.safetensors"_s, 1), write(u"two.safetensors"_s, 2) });
+    QTRY_COMPARE_WITH_TIMEOUT(window.documents()->openingCount(), 0, 60000);
     QCOMPARE(window.documents()->count(), 2);
     QCOMPARE(window.documents()->tabs()->tabText(1), u"two.safetensors"_s);
     QCOMPARE(window.windowTitle(), u"two.safetensors"_s);
     // Opening an open file shows its tab instead of a second copy.
-    QVERIFY(window.openFiles({ m_dir.filePath(u"one.safetensors"_s) }));
+    window.openFiles({ m_dir.filePath(u"one.safetensors"_s) });
     QCOMPARE(window.documents()->count(), 2);
     QCOMPARE(window.documents()->tabs()->currentIndex(), 0);
     window.documents()->closeCurrentTab();
@@ -80,6 +81,7 @@ void tst_MainWindow::sampleOpens()
 {
     MainWindow window;
     QVERIFY(window.openSample());
+    QTRY_COMPARE_WITH_TIMEOUT(window.documents()->openingCount(), 0, 60000);
     QCOMPARE(window.documents()->tabs()->tabText(0), u"sample.safetensors"_s);
     CheckpointView *view = window.documents()->currentView();
     QVERIFY(view);
@@ -93,11 +95,13 @@ void tst_MainWindow::statusLineShowsValidity()
     QVERIFY(test::writeBytes(broken.toStdString(),
         test::rawFile(R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8)));
     MainWindow window;
-    QVERIFY(window.openFiles({ write(u"valid.safetensors"_s, 1) }));
+    window.openFiles({ write(u"valid.safetensors"_s, 1) });
+    QTRY_COMPARE_WITH_TIMEOUT(window.documents()->openingCount(), 0, 60000);
     QCOMPARE(window.validityText(), u"valid"_s);
     QVERIFY(window.summaryText().contains(u"tensors · "_s));
     QVERIFY(window.summaryText().contains(u"BF16, F32, I64"_s));
-    QVERIFY(window.openFiles({ broken }));
+    window.openFiles({ broken });
+    QTRY_COMPARE_WITH_TIMEOUT(window.documents()->openingCount(), 0, 60000);
     QVERIFY2(window.validityText().startsWith(u"invalid: "_s), qPrintable(window.validityText()));
     QCOMPARE(window.documents()->currentView()->currentPane(), CheckpointView::DiagnosticsTab);
     window.documents()->tabs()->setCurrentIndex(0);
@@ -108,7 +112,8 @@ void tst_MainWindow::unreadablePathKeepsRunning()
 {
     MainWindow window;
     const QString missing = m_dir.filePath(u"missing.safetensors"_s);
-    QVERIFY(!window.openFiles({ missing, write(u"after.safetensors"_s, 1) }));
+    window.openFiles({ missing, write(u"after.safetensors"_s, 1) });
+    QTRY_COMPARE_WITH_TIMEOUT(window.documents()->openingCount(), 0, 60000);
     QCOMPARE(window.documents()->count(), 2); // the message tab and the file after it
     QVERIFY(window.documents()->viewAt(1));
     QVERIFY(!window.documents()->viewAt(0));
@@ -130,6 +135,7 @@ void tst_MainWindow::dropOpensFiles()
     QDropEvent drop(pos, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(&window, &drop);
     QCOMPARE(window.documents()->count(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(window.documents()->openingCount(), 0, 60000);
     QCOMPARE(window.documents()->currentView()->title(), u"dropped.safetensors"_s);
 }
 
@@ -139,7 +145,11 @@ void tst_MainWindow::recentFilesDropVanished()
     const QString gone = write(u"gone.safetensors"_s, 1);
     {
         MainWindow window;
-        window.openFiles({ gone, kept });
+        // One after the other: files opened together are listed in the order they finish.
+        for (const QString &path : { gone, kept }) {
+            window.openFiles({ path });
+            QTRY_COMPARE_WITH_TIMEOUT(window.documents()->openingCount(), 0, 60000);
+        }
     }
     QCOMPARE(QSettings().value(u"recentFiles"_s).toStringList(), (QStringList { kept, gone }));
     QVERIFY(QFile::remove(gone));

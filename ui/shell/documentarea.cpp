@@ -2,6 +2,7 @@
 
 #include "ui/document/checkpointview.h"
 #include "ui/shell/filewatcher.h"
+#include "ui/shell/openingpage.h"
 
 #include <QFileInfo>
 #include <QLabel>
@@ -53,15 +54,8 @@ DocumentArea::DocumentArea(QWidget *parent)
     updateEmptyState();
 }
 
-CheckpointView *DocumentArea::createView(const QString &path, const QString &title, QString *error)
+CheckpointView *DocumentArea::createView(std::shared_ptr<const Checkpoint> checkpoint, const QString &title)
 {
-    std::string reason;
-    auto checkpoint = Checkpoint::open(QFile::encodeName(path).toStdString(), reason);
-    if (!checkpoint) {
-        if (error)
-            *error = QString::fromLocal8Bit(reason.c_str());
-        return nullptr;
-    }
     auto *view = new CheckpointView(std::move(checkpoint), title, m_tabs);
     connect(view, &CheckpointView::reloadRequested, this, [this, view] { reload(view); });
     for (const QString &watched : view->watchedPaths())
@@ -69,44 +63,74 @@ CheckpointView *DocumentArea::createView(const QString &path, const QString &tit
     return view;
 }
 
-bool DocumentArea::openFile(const QString &path, const QString &title, QString *error)
+void DocumentArea::openFile(const QString &path, const QString &title)
 {
     const QString absolute = QFileInfo(path).absoluteFilePath();
     for (int i = 0; i < m_tabs->count(); ++i) {
         const auto *view = viewAt(i);
-        if ((view && view->path() == absolute)
+        const auto *opening = qobject_cast<OpeningPage *>(m_tabs->widget(i));
+        if ((view && view->path() == absolute) || (opening && opening->path() == absolute)
             || m_tabs->widget(i)->property(kErrorPathProperty).toString() == absolute) {
-            if (!view)
+            if (!view && !opening)
                 closeTab(i); // a failed attempt: try again below
             else {
                 m_tabs->setCurrentIndex(i);
-                return true;
+                return;
             }
             break;
         }
     }
     const QString name = title.isEmpty() ? titleOf(absolute) : title;
-    QString reason;
-    auto *view = createView(absolute, name, &reason);
-    if (!view) {
-        showError(absolute, name, reason);
-        if (error)
-            *error = reason;
-        return false;
-    }
-    const int index = m_tabs->addTab(view, name);
+    auto *page = new OpeningPage(absolute, name, m_tabs);
+    connect(page, &OpeningPage::opened, this, [this, page](std::shared_ptr<const Checkpoint> checkpoint) {
+        onOpened(page, std::move(checkpoint));
+    });
+    connect(
+        page, &OpeningPage::failed, this, [this, page](const QString &reason) { showError(page, reason); });
+    const int index = m_tabs->addTab(page, name);
     m_tabs->setTabToolTip(index, absolute);
-    if (!view->checkpoint()->valid())
-        m_tabs->setTabIcon(index, style()->standardIcon(QStyle::SP_MessageBoxWarning));
     m_tabs->setCurrentIndex(index);
-    view->treeView()->setFocus();
     updateEmptyState();
-    emit fileOpened(absolute);
-    return true;
 }
 
-void DocumentArea::showError(const QString &path, const QString &title, const QString &error)
+int DocumentArea::openingCount() const
 {
+    int n = 0;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        n += qobject_cast<OpeningPage *>(m_tabs->widget(i)) != nullptr;
+    return n;
+}
+
+// The opening page gives way to the document, in the same place (tabs may have moved meanwhile).
+void DocumentArea::onOpened(OpeningPage *page, std::shared_ptr<const Checkpoint> checkpoint)
+{
+    const int index = m_tabs->indexOf(page);
+    if (index < 0)
+        return;
+    auto *view = createView(std::move(checkpoint), page->title());
+    const bool current = m_tabs->currentIndex() == index;
+    m_tabs->insertTab(index, view, page->title());
+    m_tabs->removeTab(index + 1);
+    page->deleteLater(); // its job has returned: this is its result
+    m_tabs->setTabToolTip(index, page->path());
+    if (!view->checkpoint()->valid())
+        m_tabs->setTabIcon(index, style()->standardIcon(QStyle::SP_MessageBoxWarning));
+    if (current) {
+        m_tabs->setCurrentIndex(index);
+        view->treeView()->setFocus();
+    }
+    emit currentDocumentChanged();
+    emit fileOpened(page->path());
+}
+
+void DocumentArea::showError(OpeningPage *opening, const QString &error)
+{
+    const int at = m_tabs->indexOf(opening);
+    if (at < 0)
+        return;
+    const QString path = opening->path(), title = opening->title();
+    const bool current = m_tabs->currentIndex() == at;
+    opening->deleteLater();
     auto *page = new QWidget(m_tabs);
     page->setProperty(kErrorPathProperty, path);
     auto *layout = new QVBoxLayout(page);
@@ -125,11 +149,15 @@ void DocumentArea::showError(const QString &path, const QString &title, const QS
     layout->addWidget(icon);
     layout->addWidget(text);
     layout->addStretch();
-    const int index = m_tabs->addTab(page, style()->standardIcon(QStyle::SP_MessageBoxCritical), title);
+    const int index
+        = m_tabs->insertTab(at, page, style()->standardIcon(QStyle::SP_MessageBoxCritical), title);
+    m_tabs->removeTab(index + 1);
     m_tabs->setTabToolTip(index, path);
-    m_tabs->setCurrentIndex(index);
-    updateEmptyState();
+    if (current)
+        m_tabs->setCurrentIndex(index);
+    emit currentDocumentChanged();
     emit statusMessage(tr("Cannot open %1: %2").arg(path, error));
+    emit openFailed(path, error);
 }
 
 void DocumentArea::closeTab(int index)
@@ -156,13 +184,15 @@ void DocumentArea::reload(CheckpointView *old)
     const int index = m_tabs->indexOf(old);
     if (index < 0)
         return;
-    QString reason;
-    auto *view = createView(old->path(), old->title(), &reason);
-    if (!view) {
-        markStale(index, tr("The file cannot be read any more (%1).").arg(reason));
-        emit statusMessage(tr("Cannot reload %1: %2").arg(old->path(), reason));
+    std::string reason;
+    auto checkpoint = Checkpoint::open(QFile::encodeName(old->path()).toStdString(), reason);
+    if (!checkpoint) {
+        const QString why = QString::fromLocal8Bit(reason.c_str());
+        markStale(index, tr("The file cannot be read any more (%1).").arg(why));
+        emit statusMessage(tr("Cannot reload %1: %2").arg(old->path(), why));
         return;
     }
+    auto *view = createView(std::move(checkpoint), old->title());
     const QString selected = old->selectedPath();
     const auto pane = old->currentPane();
     const bool current = m_tabs->currentIndex() == index;
@@ -202,8 +232,9 @@ void DocumentArea::onPathsChanged(const QStringList &paths)
             continue;
         for (const QString &path : paths) {
             if (view->watchedPaths().contains(path)) {
-                markStale(i, QFileInfo::exists(path) ? tr("%1 changed on disk.").arg(titleOf(path))
-                                                     : tr("%1 was deleted or moved.").arg(titleOf(path)));
+                markStale(i,
+                    QFileInfo::exists(path) ? tr("%1 changed on disk.").arg(titleOf(path))
+                                            : tr("%1 was deleted or moved.").arg(titleOf(path)));
                 emit currentDocumentChanged();
                 break;
             }

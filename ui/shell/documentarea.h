@@ -2,13 +2,17 @@
 
 #include <QWidget>
 
+#include <memory>
+
 class QStackedLayout;
 class QTabWidget;
 
 namespace stb {
 
+class Checkpoint;
 class CheckpointView;
 class FileWatcher;
+class OpeningPage;
 
 // The open documents: one closable tab per checkpoint, a tab with a message for a path that
 // could not be read, and a hint page when nothing is open. Watches each document's files and
@@ -19,8 +23,12 @@ public:
     explicit DocumentArea(QWidget *parent = nullptr);
 
     // Opens `path` (a .safetensors or an .index.json) in a new tab, or shows its tab if it is
-    // open. `title` defaults to the file name. On failure a tab explains why, and `error` says it.
-    bool openFile(const QString &path, const QString &title = {}, QString *error = nullptr);
+    // open. `title` defaults to the file name. Returns at once: the tab says "Opening… N%" while
+    // the checkpoint is opened off the GUI thread, then shows the document (fileOpened) or why it
+    // cannot be opened (openFailed).
+    void openFile(const QString &path, const QString &title = {});
+    // Tabs still opening.
+    int openingCount() const;
     void closeTab(int index);
     void closeCurrentTab();
     // Re-opens the document's path in place, keeping its selection and pane.
@@ -35,11 +43,13 @@ public:
 signals:
     void currentDocumentChanged();
     void fileOpened(const QString &path);
+    void openFailed(const QString &path, const QString &reason);
     void statusMessage(const QString &text);
 
 private:
-    CheckpointView *createView(const QString &path, const QString &title, QString *error);
-    void showError(const QString &path, const QString &title, const QString &error);
+    CheckpointView *createView(std::shared_ptr<const Checkpoint> checkpoint, const QString &title);
+    void onOpened(OpeningPage *page, std::shared_ptr<const Checkpoint> checkpoint);
+    void showError(OpeningPage *page, const QString &error);
     void onPathsChanged(const QStringList &paths);
     void markStale(int index, const QString &reason);
     void updateEmptyState();

@@ -102,12 +102,10 @@ void MainWindow::createMenus()
     help->addAction(tr("&About Safetensors Browser"), this, &MainWindow::showAbout);
 }
 
-bool MainWindow::openFiles(const QStringList &paths)
+void MainWindow::openFiles(const QStringList &paths)
 {
-    bool ok = true;
     for (const QString &path : paths)
-        ok = m_documents->openFile(path) && ok;
-    return ok;
+        m_documents->openFile(path);
 }
 
 bool MainWindow::openSample()
@@ -118,7 +116,8 @@ bool MainWindow::openSample()
         statusBar()->showMessage(tr("Cannot open the sample model: %1").arg(error));
         return false;
     }
-    return m_documents->openFile(path, u"sample.safetensors"_s);
+    m_documents->openFile(path, u"sample.safetensors"_s);
+    return true;
 }
 
 void MainWindow::openDialog()

@@ -17,8 +17,9 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    // Opens each path in its own tab; false if any could not be opened (each says why in its tab).
-    bool openFiles(const QStringList &paths);
+    // Opens each path in its own tab, off the GUI thread (DocumentArea::openFile); one that cannot
+    // be opened says why in its tab.
+    void openFiles(const QStringList &paths);
     bool openSample();
     DocumentArea *documents() const { return m_documents; }
     QString summaryText() const;
