@@ -1,7 +1,7 @@
 #include "ui/charts/histogramchart.h"
+#include "ui/common/qtformat.h"
 #include "ui/document/checkpointview.h"
 #include "ui/histogram/histogrampane.h"
-#include "ui/common/qtformat.h"
 
 #include "core/io/checkpoint.h"
 #include "core/stats/tensoranalyzer.h"
@@ -188,7 +188,8 @@ void tst_HistogramPane::selectionChangeReplacesChart()
     waitForAnalysisOf(u"model.a.weight"_s);
     QCOMPARE(m_pane->jobsStarted(), 2);
     QCOMPARE(m_pane->analysis()->digest, expected(u"model.a.weight"_s, 64).digest);
-    QTest::qWait(300); // any straggler of the cancelled scan would arrive now
+    // Once the cancelled scan has returned, any straggler of it would have arrived.
+    QTRY_VERIFY_WITH_TIMEOUT(m_pane->jobs().isIdle(), 60000);
     QCOMPARE(m_pane->analysis()->digest, expected(u"model.a.weight"_s, 64).digest);
     QCOMPARE(m_pane->chart()->seriesCount(), 1);
 

@@ -55,6 +55,7 @@ public:
     QLineEdit *rtolEdit() const { return m_rtol; }
     QProgressBar *progressBar() const { return m_progress; }
     MessageBar *messageBar() const { return m_bar; }
+    CompareRunner *runner() const { return m_runner; }
 
 signals:
     void comparisonFinished();

@@ -4,11 +4,11 @@
 
 namespace stb {
 
-FileWatcher::FileWatcher(QObject *parent)
+FileWatcher::FileWatcher(QObject *parent, int delay)
     : QObject(parent)
 {
     m_timer.setSingleShot(true);
-    m_timer.setInterval(300);
+    m_timer.setInterval(delay);
     connect(&m_timer, &QTimer::timeout, this, &FileWatcher::report);
     connect(&m_watcher, &QFileSystemWatcher::fileChanged, this, &FileWatcher::onFileChanged);
     connect(&m_watcher, &QFileSystemWatcher::directoryChanged, this, &FileWatcher::onDirectoryChanged);
@@ -59,6 +59,12 @@ void FileWatcher::onDirectoryChanged(const QString &directory)
             m_timer.start();
         }
     }
+}
+
+void FileWatcher::flush()
+{
+    m_timer.stop();
+    report();
 }
 
 void FileWatcher::report()

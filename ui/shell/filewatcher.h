@@ -16,12 +16,17 @@ namespace stb {
 class FileWatcher : public QObject {
     Q_OBJECT
 public:
-    explicit FileWatcher(QObject *parent = nullptr);
+    // `delay`: how long the files must stay quiet before a burst of changes is reported.
+    explicit FileWatcher(QObject *parent = nullptr, int delay = 300);
 
     void addPath(const QString &path);
     void removePath(const QString &path);
     QStringList paths() const { return m_refs.keys(); }
     void setDelay(int milliseconds) { m_timer.setInterval(milliseconds); }
+    // Changes noticed and not reported yet (the delay is running).
+    bool hasPending() const { return !m_changed.isEmpty(); }
+    // Reports the pending changes now instead of when the delay runs out.
+    void flush();
 
 signals:
     // Paths that changed, were replaced, vanished or came back since the last report.
