@@ -96,9 +96,13 @@ void tst_DocumentArea::opensInTheBackground()
 void tst_DocumentArea::shardsOpenSideBySide()
 {
     constexpr int kShards = 120;
+    const auto shardName = [](int s) {
+        return u"model-%1-of-%2.safetensors"_s.arg(s + 1, 5, 10, QChar(u'0'))
+            .arg(kShards, 5, 10, QChar(u'0'));
+    };
     QString weightMap;
     for (int s = 0; s < kShards; ++s) {
-        const auto shard = u"model-%1-of-%2.safetensors"_s.arg(s + 1, 5, 10, u'0').arg(kShards, 5, 10, u'0');
+        const QString shard = shardName(s);
         std::vector<TensorSpec> specs { { "layer." + std::to_string(s) + ".weight", DType::F32, { 2 } } };
         std::vector<std::vector<std::byte>> data { std::vector<std::byte>(8, std::byte { 1 }) };
         std::string error;
@@ -122,8 +126,7 @@ void tst_DocumentArea::shardsOpenSideBySide()
     QCOMPARE(view->checkpoint()->tensors().size(), std::size_t(kShards));
     for (int s = 0; s < kShards; ++s) {
         QVERIFY(view->checkpoint()->shards()[s]);
-        QCOMPARE(view->checkpoint()->shardNames()[s],
-            u"model-%1-of-%2.safetensors"_s.arg(s + 1, 5, 10, u'0').arg(kShards, 5, 10, u'0').toStdString());
+        QCOMPARE(view->checkpoint()->shardNames()[s], shardName(s).toStdString());
     }
     QVERIFY2(view->checkpoint()->valid(), view->checkpoint()->firstError()->message.c_str());
 }
