@@ -143,22 +143,28 @@ void tst_DocumentArea::hugeHeaderKeepsTheWindowAnswering()
     area.show();
     QVERIFY(QTest::qWaitForWindowExposed(&area));
     QElapsedTimer sinceTick;
-    qint64 longestGap = 0;
+    qint64 longestGap = 0, documentGap = -1;
     QTimer watchdog;
     watchdog.setInterval(50);
-    connect(
-        &watchdog, &QTimer::timeout, this, [&] { longestGap = std::max(longestGap, sinceTick.restart()); });
+    // A gap that ends once the tab holds the document spans building that document's tree of a
+    // million rows, on the GUI thread after opening: printed, not asserted (the tree model is
+    // not part of opening). Every gap that ends while the tab still says "Opening…" counts.
+    connect(&watchdog, &QTimer::timeout, this, [&] {
+        const qint64 gap = sinceTick.restart();
+        if (area.openingCount() > 0)
+            longestGap = std::max(longestGap, gap);
+        else if (documentGap < 0)
+            documentGap = gap;
+    });
     QSignalSpy opened(&area, &DocumentArea::fileOpened);
     sinceTick.start();
     watchdog.start();
     area.openFile(path);
     QVERIFY(area.openingCount() == 1);
     QVERIFY(opened.wait(120000));
-    // Opening (header parsed, checkpoint built) is what runs in the background. Building the
-    // document's tree of a million rows happens on the GUI thread once it is in, after the last
-    // tick: its time is printed, not asserted (the tree model is not part of opening).
-    qInfo("longest gap between ticks while opening: %lld ms; the document's view took %lld ms after",
-        longestGap, sinceTick.elapsed());
+    QTRY_VERIFY(documentGap >= 0);
+    qInfo("longest gap between ticks while opening: %lld ms; then building the document: %lld ms", longestGap,
+        documentGap);
     QVERIFY2(longestGap < 2000, qPrintable(u"the event loop did not answer for %1 ms"_s.arg(longestGap)));
     QCOMPARE(area.currentView()->checkpoint()->tensors().size(), std::size_t(1'000'000));
 }
