@@ -1,0 +1,106 @@
+#include "core/quant/quantanalyzer.h"
+
+#include "core/concurrency/parallel.h"
+#include "core/stats/statskernels.h"
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+namespace stb {
+
+namespace {
+
+using kernels::kChunkElements;
+
+struct Worker {
+    explicit Worker(unsigned bins)
+        : buffer(kChunkElements)
+        , binCounts(bins, 0)
+    { }
+    std::vector<float> buffer;
+    StatsAccumulator acc;
+    std::vector<std::uint64_t> binCounts;
+    std::uint64_t outliers = 0;
+};
+
+} // namespace
+
+std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, const AnalysisOptions &options,
+    const std::atomic<bool> *cancel, const ProgressFn &progress)
+{
+    const unsigned bins = std::max(1u, options.bins);
+    const std::uint64_t elements = dequantizer.elements();
+    const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
+    const unsigned threads = static_cast<unsigned>(
+        std::min<std::uint64_t>(threadCount(options.threads), std::max<std::uint64_t>(chunks, 1)));
+    std::vector<Worker> workers;
+    workers.reserve(threads);
+    for (unsigned i = 0; i < threads; ++i)
+        workers.emplace_back(bins);
+
+    std::mutex progressMutex;
+    std::uint64_t done = 0;
+    // One pass: decode each chunk (guarded), then run `use` on the decoded floats.
+    const auto pass = [&](const auto &use) {
+        return parallelFor(
+            chunks, threads,
+            [&](std::uint64_t c, unsigned w) {
+                Worker &worker = workers[w];
+                const std::uint64_t first = c * kChunkElements,
+                                    n = std::min(kChunkElements, elements - first);
+                if (!dequantizer.decodeGuarded(first, n, worker.buffer.data()))
+                    return false;
+                use(worker, reinterpret_cast<const std::byte *>(worker.buffer.data()), n);
+                if (progress) {
+                    std::lock_guard lock(progressMutex);
+                    done += n;
+                    progress(done, 2 * elements);
+                }
+                return true;
+            },
+            cancel);
+    };
+    if (!pass([](Worker &w, const std::byte *data, std::uint64_t n) {
+            kernels::scanValues(DType::F32, data, 0, n, w.acc);
+        }))
+        return std::nullopt;
+
+    TensorAnalysis result;
+    StatsAccumulator acc;
+    for (const auto &w : workers)
+        acc.merge(w.acc);
+    result.stats = acc.stats();
+    const TensorStats &s = result.stats;
+    const bool wantHistogram = s.finite && s.min < s.max;
+    if (wantHistogram || (s.finite && s.std > 0)) {
+        auto plan
+            = kernels::makeBinPlan(wantHistogram ? s.min : 0, wantHistogram ? s.max : 1, bins, s.mean, s.std);
+        kernels::prepareThresholds(plan, DType::F32, s);
+        if (!pass([&plan](Worker &w, const std::byte *data, std::uint64_t n) {
+                kernels::binValues(DType::F32, data, 0, n, plan, w.binCounts.data(), w.outliers);
+            }))
+            return std::nullopt;
+        if (wantHistogram) {
+            result.histogram = { s.min, s.max, std::vector<std::uint64_t>(bins, 0) };
+            for (const auto &w : workers) {
+                for (unsigned b = 0; b < bins; ++b)
+                    result.histogram.counts[b] += w.binCounts[b];
+            }
+        }
+        for (const auto &w : workers)
+            result.outliers += w.outliers;
+    }
+    result.stats.count = elements;
+    return result;
+}
+
+std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, const AnalysisOptions &options,
+    std::stop_token stop, const ProgressFn &progress)
+{
+    std::atomic<bool> cancelled { stop.stop_requested() };
+    std::stop_callback onStop(stop, [&cancelled] { cancelled = true; });
+    return analyzeQuantized(dequantizer, options, &cancelled, progress);
+}
+
+} // namespace stb
