@@ -54,26 +54,35 @@ void Dequantizer::decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c
         return;
     }
     case QuantScheme::Gptq: {
-        // qweight [in·bits/32, out]: input i of output `row` in word (i / pack, row).
+        // qweight [in·bits/32, out]: input i of output `row` in word (i / pack, row). One word
+        // and one division per `pack` values; scale and zero reloaded when the group changes.
         const unsigned bits = m_bits, pack = 32 / bits;
         const std::uint32_t mask = (1u << bits) - 1;
-        const std::uint64_t out_ = m_rows, zeroWord = row / pack;
+        const std::uint64_t outputs = m_rows, zeroWord = row / pack;
         const unsigned zeroShift = bits * static_cast<unsigned>(row % pack);
-        std::uint64_t group = UINT64_MAX;
+        const float plusOne = m_zeroPlusOne ? 1.0f : 0.0f;
+        std::uint64_t group = UINT64_MAX, groupEnd = 0;
         float s = 0, z = 0;
-        for (std::uint64_t i = c0; i < c1; ++i) {
-            const std::uint64_t g = m_groupIndex.data
-                ? static_cast<std::uint64_t>(int32At(m_groupIndex.data, i))
-                : i / m_groupSize;
-            if (g != group) {
-                group = g;
-                s = scaleAt(g * out_ + row);
-                z = static_cast<float>(((wordAt(m_zeros.data, g * m_zeroCols + zeroWord) >> zeroShift) & mask)
-                    + (m_zeroPlusOne ? 1 : 0));
+        const auto load = [&](std::uint64_t g) {
+            group = g;
+            s = scaleAt(g * outputs + row);
+            z = static_cast<float>((wordAt(m_zeros.data, g * m_zeroCols + zeroWord) >> zeroShift) & mask)
+                + plusOne;
+        };
+        for (std::uint64_t i = c0; i < c1;) {
+            const std::uint64_t w = i / pack, end = std::min(c1, (w + 1) * pack);
+            std::uint32_t word
+                = wordAt(m_codes.data, w * outputs + row) >> (bits * static_cast<unsigned>(i - w * pack));
+            for (; i < end; ++i, word >>= bits) {
+                if (m_groupIndex.data) {
+                    if (const auto g = static_cast<std::uint64_t>(int32At(m_groupIndex.data, i)); g != group)
+                        load(g);
+                } else if (i >= groupEnd) {
+                    load(i / m_groupSize);
+                    groupEnd = (group + 1) * m_groupSize;
+                }
+                *out++ = s * (static_cast<float>(word & mask) - z);
             }
-            const std::uint32_t q
-                = (wordAt(m_codes.data, (i / pack) * out_ + row) >> (bits * (i % pack))) & mask;
-            *out++ = s * (static_cast<float>(q) - z);
         }
         return;
     }
@@ -81,12 +90,12 @@ void Dequantizer::decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c
         // qweight [in, out/8]: output `row` in word (i, row / 8), nibble kAwqSlot[row % 8].
         const std::uint64_t wordsPerRow = m_rows / 8, word = row / 8;
         const unsigned shift = 4 * kAwqSlot[row % 8];
-        std::uint64_t group = UINT64_MAX;
+        std::uint64_t groupEnd = 0;
         float s = 0, z = 0;
         for (std::uint64_t i = c0; i < c1; ++i) {
-            const std::uint64_t g = i / m_groupSize;
-            if (g != group) {
-                group = g;
+            if (i >= groupEnd) {
+                const std::uint64_t g = i / m_groupSize;
+                groupEnd = (g + 1) * m_groupSize;
                 s = scaleAt(g * m_rows + row);
                 z = static_cast<float>((wordAt(m_zeros.data, g * m_zeroCols + word) >> shift) & 15u);
             }
@@ -98,28 +107,34 @@ void Dequantizer::decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c
     case QuantScheme::PackQuantized: {
         // weight_packed [out, ceil(in/pack)], unsigned with an offset of 2^(bits-1).
         const unsigned bits = m_bits, pack = 32 / bits;
-        const std::uint32_t mask = bits == 32 ? ~0u : (1u << bits) - 1;
+        const std::uint32_t mask = (1u << bits) - 1;
         const float half = static_cast<float>(1u << (bits - 1));
         const std::uint64_t groupSize = m_groupSize ? m_groupSize : m_cols;
         const unsigned zeroShift = bits * static_cast<unsigned>(row % pack);
-        std::uint64_t group = UINT64_MAX;
+        std::uint64_t group = UINT64_MAX, groupEnd = 0;
         float s = 0, z = 0;
-        for (std::uint64_t i = c0; i < c1; ++i) {
-            const std::uint64_t g = m_groupIndex.data
-                ? static_cast<std::uint64_t>(int32At(m_groupIndex.data, i))
-                : std::min(i / groupSize, m_groups - 1);
-            if (g != group) {
-                group = g;
-                s = scaleAt(row * m_groups + g);
-                z = m_zeros.data
-                    ? static_cast<float>(
-                          (wordAt(m_zeros.data, (row / pack) * m_groups + g) >> zeroShift) & mask)
-                        - half
-                    : 0.0f;
+        const auto load = [&](std::uint64_t g) {
+            group = g;
+            s = scaleAt(row * m_groups + g);
+            z = m_zeros.data
+                ? static_cast<float>((wordAt(m_zeros.data, (row / pack) * m_groups + g) >> zeroShift) & mask)
+                    - half
+                : 0.0f;
+        };
+        for (std::uint64_t i = c0; i < c1;) {
+            const std::uint64_t w = i / pack, end = std::min(c1, (w + 1) * pack);
+            std::uint32_t word
+                = wordAt(m_codes.data, row * m_scaleCols + w) >> (bits * static_cast<unsigned>(i - w * pack));
+            for (; i < end; ++i, word >>= bits) {
+                if (m_groupIndex.data) {
+                    if (const auto g = static_cast<std::uint64_t>(int32At(m_groupIndex.data, i)); g != group)
+                        load(g);
+                } else if (i >= groupEnd) {
+                    load(std::min(i / groupSize, m_groups - 1));
+                    groupEnd = group == m_groups - 1 ? UINT64_MAX : (group + 1) * groupSize;
+                }
+                *out++ = (static_cast<float>(word & mask) - half - z) * s;
             }
-            const std::uint32_t q
-                = (wordAt(m_codes.data, row * m_scaleCols + i / pack) >> (bits * (i % pack))) & mask;
-            *out++ = (static_cast<float>(q) - half - z) * s;
         }
         return;
     }
@@ -132,33 +147,37 @@ void Dequantizer::decodeFlat(std::uint64_t first, std::uint64_t n, float *out) c
 {
     const std::uint8_t *codes = bytesOf(m_codes.data);
     const std::uint64_t end = first + n;
-    if (m_scheme == QuantScheme::Mxfp4) {
-        // 32 values per scale, two per byte, low nibble first.
-        const std::uint8_t *scales = bytesOf(m_scale.data);
-        for (std::uint64_t e = first; e < end;) {
-            const std::uint64_t block = e / 32, blockEnd = std::min(end, (block + 1) * 32);
-            const float s = m_table[scales[block]];
-            for (; e < blockEnd; ++e) {
-                const std::uint8_t b = codes[e / 2];
-                *out++ = m_fourBit[(e & 1) ? (b >> 4) : (b & 15)] * s;
-            }
-        }
-        return;
-    }
-    // bitsandbytes 4-bit: blocks of m_groupSize values, two per byte, high nibble first.
+    // Both 4-bit layouts: blocks of `block` values sharing a scale, two values per byte; MXFP4
+    // puts the first of a pair in the low nibble, bitsandbytes in the high one.
+    const bool lowFirst = m_scheme == QuantScheme::Mxfp4;
+    const std::uint64_t block = lowFirst ? 32 : m_groupSize;
     for (std::uint64_t e = first; e < end;) {
-        const std::uint64_t block = e / m_groupSize, blockEnd = std::min(end, (block + 1) * m_groupSize);
-        float a;
-        if (m_nestedAbsmax.data)
-            a = m_table[bytesOf(m_scale.data)[block]]
-                    * floatAt(DType::F32, m_nestedAbsmax.data, block / m_nestedBlock)
+        const std::uint64_t b = e / block, blockEnd = std::min(end, (b + 1) * block);
+        float s;
+        if (lowFirst)
+            s = m_table[bytesOf(m_scale.data)[b]];
+        else if (m_nestedAbsmax.data)
+            s = m_table[bytesOf(m_scale.data)[b]]
+                    * floatAt(DType::F32, m_nestedAbsmax.data, b / m_nestedBlock)
                 + m_nestedOffset;
         else
-            a = scaleAt(block);
-        for (; e < blockEnd; ++e) {
-            const std::uint8_t b = codes[e / 2];
-            *out++ = m_fourBit[(e & 1) ? (b & 15) : (b >> 4)] * a;
+            s = scaleAt(b);
+        const auto value = [&](std::uint64_t k) {
+            const std::uint8_t byte = codes[k / 2];
+            const bool low = ((k & 1) != 0) != lowFirst;
+            return m_fourBit[low ? (byte & 15) : (byte >> 4)] * s;
+        };
+        if (e & 1)
+            *out++ = value(e++);
+        for (; e + 1 < blockEnd; e += 2) {
+            const std::uint8_t byte = codes[e / 2];
+            const float first = m_fourBit[lowFirst ? (byte & 15) : (byte >> 4)];
+            const float second = m_fourBit[lowFirst ? (byte >> 4) : (byte & 15)];
+            *out++ = first * s;
+            *out++ = second * s;
         }
+        if (e < blockEnd)
+            *out++ = value(e++);
     }
 }
 

@@ -68,7 +68,7 @@ void QuantRecognizer::tryGptqOrAwq(std::size_t tensor, const std::string &base)
         return;
     }
     q.logicalShape = { out, in };
-    q.groupSize = ceilDiv(in, si.shape[0]);
+    q.groupSize = inferGroupSize(in, si.shape[0]);
     if (m_config && m_config->groupSize && *m_config->groupSize > 0
         && ceilDiv(in, static_cast<std::uint64_t>(*m_config->groupSize)) == si.shape[0])
         q.groupSize = static_cast<std::uint64_t>(*m_config->groupSize);
@@ -159,7 +159,7 @@ void QuantRecognizer::tryPackQuantized(std::size_t tensor, const std::string &ba
     fits = fits && isFloatScale(si.dtype) && (si.shape.size() == 2 || si.shape.size() == 1)
         && si.shape[0] == out && groups;
     if (fits) {
-        q.groupSize = ceilDiv(in, groups);
+        q.groupSize = inferGroupSize(in, groups);
         if (m_config && m_config->groupSize && *m_config->groupSize > 0
             && ceilDiv(in, static_cast<std::uint64_t>(*m_config->groupSize)) == groups)
             q.groupSize = static_cast<std::uint64_t>(*m_config->groupSize);

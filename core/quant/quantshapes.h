@@ -2,6 +2,7 @@
 
 #include "core/format/dtype.h"
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,6 +28,16 @@ inline std::uint64_t product(const std::vector<std::uint64_t> &shape)
 inline std::uint64_t ceilDiv(std::uint64_t a, std::uint64_t b)
 {
     return b ? a / b + (a % b != 0) : 0;
+}
+
+// The group size behind `groups` groups over `count` inputs when no config says: the tools use
+// powers of two (a last, shorter group takes the rest), so the power of two that gives that
+// many groups, else the even split.
+inline std::uint64_t inferGroupSize(std::uint64_t count, std::uint64_t groups)
+{
+    const std::uint64_t even = ceilDiv(count, groups);
+    const std::uint64_t power = even ? std::bit_ceil(even) : 0;
+    return power && ceilDiv(count, power) == groups ? power : even;
 }
 
 // "[a, b]" for messages.

@@ -1,0 +1,172 @@
+// Quantized statistics benchmark: the statistics of each scheme's dequantized values
+// (analyzeQuantized: decode under the SIGBUS guard, then the F32 kernels, two passes) against the
+// same statistics on a BF16 tensor of the same logical size (analyzeTensor), in one run with a
+// warm page cache. Codes are random bits and scales plausible values: the decoding work does not
+// depend on the values. The target is at least half the BF16 speed.
+//   bench_quant FOLDER [ROWS COLS]
+#include "benchutil.h"
+
+#include "core/concurrency/parallel.h"
+#include "core/format/writer.h"
+#include "core/io/checkpoint.h"
+#include "core/quant/dequantizer.h"
+#include "core/quant/quantanalyzer.h"
+#include "core/quant/quantview.h"
+#include "core/stats/tensoranalyzer.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+using namespace stb;
+using stb::bench::medianMs;
+
+namespace {
+
+std::uint64_t g_state = 0x9E3779B97F4A7C15ull;
+std::uint64_t next()
+{
+    g_state ^= g_state << 13, g_state ^= g_state >> 7, g_state ^= g_state << 17;
+    return g_state;
+}
+
+// Fills a tensor: random bits for codes, small positive values for float scales, group indices
+// for g_idx, the state JSON or the shape where the layout has one.
+void fill(const TensorSpec &spec, std::span<std::byte> out, std::uint64_t rows, std::uint64_t cols)
+{
+    const std::string &n = spec.name;
+    const auto endsWith = [&](const char *s) {
+        return n.size() >= std::strlen(s) && n.compare(n.size() - std::strlen(s), std::strlen(s), s) == 0;
+    };
+    if (endsWith("bitsandbytes__nf4")) {
+        const std::string json = R"({"quant_type": "nf4", "blocksize": 64, "dtype": "bfloat16", "shape": [)"
+            + std::to_string(rows) + ", " + std::to_string(cols) + "]}";
+        std::memcpy(out.data(), json.data(), out.size());
+    } else if (endsWith(".weight_shape")) {
+        const std::int64_t dims[2] = { static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols) };
+        std::memcpy(out.data(), dims, 16);
+    } else if (endsWith(".g_idx")) {
+        for (std::size_t i = 0; i < out.size() / 4; ++i) {
+            const std::int32_t g = static_cast<std::int32_t>(i / 128);
+            std::memcpy(out.data() + 4 * i, &g, 4);
+        }
+    } else if (spec.dtype == DType::F32 || spec.dtype == DType::F16) {
+        for (std::size_t i = 0; i < out.size() / dtypeBits(spec.dtype) * 8; ++i) {
+            const float v = 0.001f + 0.01f * static_cast<float>(next() & 0xFFFF) / 65536.0f;
+            if (spec.dtype == DType::F32) {
+                std::memcpy(out.data() + 4 * i, &v, 4);
+            } else {
+                std::uint32_t b;
+                std::memcpy(&b, &v, 4);
+                const auto h = static_cast<std::uint16_t>(
+                    ((b >> 16) & 0x8000) | ((((b >> 23) & 0xff) - 112) << 10) | ((b >> 13) & 0x3ff));
+                std::memcpy(out.data() + 2 * i, &h, 2);
+            }
+        }
+    } else if (endsWith("_scales")) {
+        for (auto &b : out)
+            b = static_cast<std::byte>(118 + next() % 8);
+    } else if (spec.dtype == DType::BF16) {
+        for (std::size_t i = 0; i < out.size() / 2; ++i) {
+            const auto v
+                = static_cast<std::uint16_t>(0x3c00 + (next() & 0x7ff) - (next() & 0x8000)); // about ±0.01
+            std::memcpy(out.data() + 2 * i, &v, 2);
+        }
+    } else {
+        for (std::size_t i = 0; i < out.size(); i += 8) {
+            const std::uint64_t r = next();
+            std::memcpy(out.data() + i, &r, std::min<std::size_t>(8, out.size() - i));
+        }
+        if (spec.dtype == DType::F8_E4M3)
+            for (auto &b : out) // no NaN codes (0x7f, 0xff)
+                b &= std::byte { 0xF7 };
+    }
+}
+
+std::vector<TensorSpec> specsFor(std::uint64_t r, std::uint64_t c)
+{
+    const std::uint64_t g = c / 128;
+    return {
+        { "bf16.weight", DType::BF16, { r, c } },
+        { "fp8.weight", DType::F8_E4M3, { r, c } },
+        { "fp8.weight_scale_inv", DType::F32, { (r + 127) / 128, (c + 127) / 128 } },
+        { "mxfp4_blocks", DType::U8, { r, c / 32, 16 } },
+        { "mxfp4_scales", DType::U8, { r, c / 32 } },
+        { "gptq.qweight", DType::I32, { c / 8, r } },
+        { "gptq.qzeros", DType::I32, { g, r / 8 } },
+        { "gptq.scales", DType::F16, { g, r } },
+        { "gptq.g_idx", DType::I32, { c } },
+        { "awq.qweight", DType::I32, { c, r / 8 } },
+        { "awq.qzeros", DType::I32, { g, r / 8 } },
+        { "awq.scales", DType::F16, { g, r } },
+        { "nf4.weight", DType::U8, { r * c / 2, 1 } },
+        { "nf4.weight.absmax", DType::F32, { r * c / 64 } },
+        { "nf4.weight.quant_state.bitsandbytes__nf4", DType::U8,
+            { std::string(R"({"quant_type": "nf4", "blocksize": 64, "dtype": "bfloat16", "shape": [, ]})")
+                    .size()
+                + std::to_string(r).size() + std::to_string(c).size() } },
+        { "int8.weight", DType::I8, { r, c } },
+        { "int8.SCB", DType::F32, { r } },
+        { "pack.weight_packed", DType::I32, { r, c / 8 } },
+        { "pack.weight_scale", DType::F16, { r, g } },
+        { "pack.weight_shape", DType::I64, { 2 } },
+    };
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: bench_quant FOLDER [ROWS COLS]\n");
+        return 2;
+    }
+    const std::uint64_t rows = argc > 3 ? std::stoull(argv[2]) : 4096,
+                        cols = argc > 3 ? std::stoull(argv[3]) : 8192;
+    const std::string path = std::string(argv[1]) + "/bench_quant.safetensors";
+    const auto specs = specsFor(rows, cols);
+    std::string error;
+    if (!writeFile(
+            path, specs, {},
+            [&](std::size_t i, std::span<std::byte> out) { fill(specs[i], out, rows, cols); }, error)) {
+        std::fprintf(stderr, "bench_quant: %s\n", error.c_str());
+        return 1;
+    }
+    const auto checkpoint = Checkpoint::open(path, error);
+    if (!checkpoint) {
+        std::fprintf(stderr, "bench_quant: %s\n", error.c_str());
+        return 1;
+    }
+    const QuantView view = QuantView::build(*checkpoint);
+    AnalysisOptions options;
+    options.bins = 64;
+    options.digest = false;
+    const Checkpoint::Tensor *plain = nullptr;
+    for (const auto &t : checkpoint->tensors())
+        if (t.info->name == "bf16.weight")
+            plain = &t;
+    const auto bytes = checkpoint->fileOf(*plain)->tensorBytes(*plain->info);
+    const double elements = static_cast<double>(rows * cols);
+    analyzeTensor(DType::BF16, bytes, rows * cols, options); // warm the page cache
+    const double baseline = medianMs(5, [&] { analyzeTensor(DType::BF16, bytes, rows * cols, options); });
+    std::printf("logical size %llu x %llu (%.0f M values), %u threads, 64 bins\n",
+        static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), elements / 1e6,
+        threadCount());
+    std::printf("%-16s %10.1f ms %8.0f M values/s\n", "BF16 (baseline)", baseline, elements / baseline / 1e3);
+    for (const auto &w : view.weights()) {
+        const auto dq = Dequantizer::make(*checkpoint, w, error);
+        if (!dq) {
+            std::printf(
+                "%-16s not decodable: %s\n", std::string(quantSchemeName(w.scheme)).c_str(), error.c_str());
+            continue;
+        }
+        analyzeQuantized(*dq, options);
+        const double ms = medianMs(5, [&] { analyzeQuantized(*dq, options); });
+        std::printf("%-16s %10.1f ms %8.0f M values/s  %.2fx BF16\n",
+            std::string(quantSchemeName(w.scheme)).c_str(), ms, elements / ms / 1e3, baseline / ms);
+    }
+    if (!std::getenv("BENCH_KEEP"))
+        std::remove(path.c_str());
+    return 0;
+}
