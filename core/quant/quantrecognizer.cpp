@@ -64,8 +64,7 @@ void QuantRecognizer::warn(QuantRule rule, std::size_t tensor, std::string messa
     if (m_view.m_warnings.size() >= kMaxWarnings)
         return;
     const auto &t = m_checkpoint.tensors()[tensor];
-    m_view.m_warnings.push_back(makeWarning(
-        std::string(quantRuleName(rule)), std::move(message), t.info->headerOffset, t.info->name));
+    m_view.m_warnings.push_back({ rule, std::move(message), t.info->headerOffset, t.info->name });
 }
 
 void QuantRecognizer::companion(QuantizedWeight &w, CompanionRole role, std::ptrdiff_t tensor)

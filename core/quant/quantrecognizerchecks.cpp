@@ -100,9 +100,8 @@ void QuantRecognizer::checkConfig()
         matching += inFamily(w.scheme);
     const auto warnConfig = [&](std::size_t tensor, std::string message) {
         if (m_view.m_warnings.size() < 1000)
-            m_view.m_warnings.push_back(makeWarning(std::string(quantRuleName(QuantRule::ConfigMismatch)),
-                "config.json: " + std::move(message), 0,
-                m_checkpoint.tensors().empty() ? std::string() : info(tensor).name));
+            m_view.m_warnings.push_back({ QuantRule::ConfigMismatch, "config.json: " + std::move(message), 0,
+                m_checkpoint.tensors().empty() ? std::string() : info(tensor).name });
     };
     if (!matching) {
         std::string found = m_view.m_weights.empty()

@@ -19,8 +19,7 @@ QuantView QuantView::buildWithConfig(const Checkpoint &checkpoint)
     const auto config = loadQuantConfig(checkpoint.path(), error);
     QuantView view = build(checkpoint, config ? &*config : nullptr);
     if (!error.empty())
-        view.m_warnings.push_back(
-            makeWarning(std::string(quantRuleName(QuantRule::ConfigMismatch)), error, 0));
+        view.m_warnings.push_back({ QuantRule::ConfigMismatch, error, 0, {} });
     return view;
 }
 

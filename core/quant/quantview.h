@@ -1,6 +1,5 @@
 #pragma once
 
-#include "core/format/diagnostic.h"
 #include "core/io/checkpoint.h"
 #include "core/quant/quantconfig.h"
 #include "core/quant/quantizedweight.h"
@@ -8,9 +7,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace stb {
+
+// A structural finding about quantized tensors (a warning: the file itself is valid): the rule,
+// a sentence, the header offset of the tensor's entry and the tensor's name.
+struct QuantWarning {
+    QuantRule rule = QuantRule::CompanionShape;
+    std::string message;
+    std::uint64_t offset = 0;
+    std::string tensor;
+    std::string_view id() const { return quantRuleName(rule); }
+};
 
 // Totals of one scheme over a checkpoint.
 struct SchemeTotals {
@@ -42,7 +53,7 @@ public:
     bool empty() const { return m_weights.empty(); }
     const std::vector<QuantizedWeight> &weights() const { return m_weights; }
     const std::vector<SchemeTotals> &schemes() const { return m_schemes; } // in enum order
-    const std::vector<Diagnostic> &warnings() const { return m_warnings; }
+    const std::vector<QuantWarning> &warnings() const { return m_warnings; }
     const std::optional<QuantConfig> &config() const { return m_config; }
 
     // Index into weights() of the weight whose codes are tensor `tensor` (an index into
@@ -64,7 +75,7 @@ private:
 
     std::vector<QuantizedWeight> m_weights;
     std::vector<SchemeTotals> m_schemes;
-    std::vector<Diagnostic> m_warnings;
+    std::vector<QuantWarning> m_warnings;
     std::optional<QuantConfig> m_config;
     std::vector<std::ptrdiff_t> m_codesOf, m_companionOf; // per tensor
     std::uint64_t m_effectiveParameters = 0, m_rawElements = 0, m_companionBytes = 0, m_tensorBytes = 0;

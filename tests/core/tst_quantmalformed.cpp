@@ -64,7 +64,7 @@ void replaceText(QuantFixture &f, const std::string &suffix, const std::string &
 bool hasRule(const QuantView &view, const QString &rule)
 {
     for (const auto &d : view.warnings()) {
-        if (QString::fromStdString(d.rule) == rule)
+        if (QString::fromStdString(std::string(d.id())) == rule)
             return true;
     }
     return false;
