@@ -1,7 +1,7 @@
 #include "core/audit/audit.h"
 
-#include "core/io/busguard.h"
 #include "core/concurrency/parallel.h"
+#include "core/io/busguard.h"
 
 #include <algorithm>
 #include <cmath>
@@ -65,7 +65,8 @@ struct Fingerprint {
 // Tensors that may duplicate another: of the same byte length, and either of another dtype or
 // with the same fingerprint. Everything else differs already in its statistics, so the audit
 // reads no byte twice for it (digests cost as much as the statistics).
-std::vector<std::size_t> duplicateCandidates(const Checkpoint &checkpoint, const std::vector<AuditEntry> &entries)
+std::vector<std::size_t> duplicateCandidates(
+    const Checkpoint &checkpoint, const std::vector<AuditEntry> &entries)
 {
     std::map<std::uint64_t, std::vector<std::size_t>> bySize;
     for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -96,7 +97,7 @@ std::vector<std::size_t> duplicateCandidates(const Checkpoint &checkpoint, const
 // earliest identical one. Empty tensors duplicate nothing. false when cancelled or when a file
 // vanished under the read.
 bool findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entries, unsigned threads,
-                    const std::atomic<bool> *cancel)
+    const std::atomic<bool> *cancel)
 {
     auto candidates = duplicateCandidates(checkpoint, entries);
     std::sort(candidates.begin(), candidates.end());
@@ -119,7 +120,7 @@ bool findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entri
     for (std::size_t i : candidates) {
         const auto &t = checkpoint.tensors()[entries[i].tensor];
         const ContentDigest &digest = *entries[i].analysis.digest;
-        groups[{t.info->byteLength(), digest.high, digest.low}].push_back(i);
+        groups[{ t.info->byteLength(), digest.high, digest.low }].push_back(i);
     }
     for (const auto &[key, members] : groups) {
         for (std::size_t m = 1; m < members.size(); ++m) {
@@ -172,21 +173,15 @@ std::string AuditSummary::text() const
     return out;
 }
 
-std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const AnalysisOptions &options,
-                                           const std::atomic<bool> *cancel, const ProgressFn &progress)
+std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const Checkpoint &checkpoint,
+    std::span<const std::size_t> which, const AnalysisOptions &options, const std::atomic<bool> *cancel,
+    const ProgressFn &progress)
 {
-    AuditResult result;
     const auto &tensors = checkpoint.tensors();
-    result.entries.resize(tensors.size());
-    for (std::size_t i = 0; i < tensors.size(); ++i)
-        result.entries[i].tensor = i;
-    std::sort(result.entries.begin(), result.entries.end(), [&](const AuditEntry &a, const AuditEntry &b) {
-        return tensors[a.tensor].info->name < tensors[b.tensor].info->name;
-    });
-
+    std::vector<std::optional<TensorAnalysis>> analyses(which.size());
     std::uint64_t total = 0;
-    for (const auto &t : tensors)
-        total += t.info->byteLength();
+    for (std::size_t i : which)
+        total += tensors[i].info->byteLength();
     std::mutex progressMutex;
     std::uint64_t done = 0;
     auto report = [&](std::uint64_t bytes) {
@@ -198,12 +193,11 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
     };
 
     const unsigned threads = threadCount(options.threads);
-    std::atomic<bool> failed{false};
-    auto analyze = [&](AuditEntry &entry, unsigned useThreads) {
-        const auto &t = tensors[entry.tensor];
+    std::atomic<bool> failed { false };
+    auto analyze = [&](std::size_t k, unsigned useThreads) {
+        const auto &t = tensors[which[k]];
         const SafetensorsFile *file = checkpoint.fileOf(t);
         if (!file || !file->fullyReadable(*t.info)) {
-            entry.readable = false;
             report(t.info->byteLength());
             return;
         }
@@ -211,40 +205,67 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
         one.threads = useThreads;
         std::uint64_t reported = 0;
         auto analysis = analyzeTensor(t.info->dtype, file->tensorBytes(*t.info), *t.info->elementCount(), one, cancel,
-                                      [&](std::uint64_t d, std::uint64_t all) {
-                                          // Two passes count twice: report the share of this tensor.
-                                          const std::uint64_t share = all ? t.info->byteLength() * d / all : 0;
-                                          report(share - reported);
-                                          reported = share;
-                                      });
+            [&](std::uint64_t d, std::uint64_t all) {
+                // Two passes count twice: report the share of this tensor.
+                const std::uint64_t share = all ? t.info->byteLength() * d / all : 0;
+                report(share - reported);
+                reported = share;
+            });
         if (!analysis) {
             failed = true;
             return;
         }
         report(t.info->byteLength() - reported);
-        entry.analysis = std::move(*analysis);
+        analyses[k] = std::move(*analysis);
     };
 
     // Large tensors first, one at a time with every thread.
-    std::vector<AuditEntry *> small;
-    for (auto &entry : result.entries) {
+    std::vector<std::size_t> small;
+    for (std::size_t k = 0; k < which.size(); ++k) {
         if (failed || (cancel && *cancel))
             return std::nullopt;
-        if (tensors[entry.tensor].info->byteLength() >= kLargeTensorBytes)
-            analyze(entry, threads);
+        if (tensors[which[k]].info->byteLength() >= kLargeTensorBytes)
+            analyze(k, threads);
         else
-            small.push_back(&entry);
+            small.push_back(k);
     }
     // Then the small ones side by side, one thread each.
     parallelFor(
         small.size(), threads,
         [&](std::uint64_t i, unsigned) {
-            analyze(*small[i], 1);
+            analyze(small[i], 1);
             return !failed;
         },
         cancel);
     if (failed || (cancel && *cancel))
         return std::nullopt;
+    return analyses;
+}
+
+std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const AnalysisOptions &options,
+    const std::atomic<bool> *cancel, const ProgressFn &progress)
+{
+    AuditResult result;
+    const auto &tensors = checkpoint.tensors();
+    result.entries.resize(tensors.size());
+    for (std::size_t i = 0; i < tensors.size(); ++i)
+        result.entries[i].tensor = i;
+    std::sort(result.entries.begin(), result.entries.end(), [&](const AuditEntry &a, const AuditEntry &b) {
+        return tensors[a.tensor].info->name < tensors[b.tensor].info->name;
+    });
+
+    std::vector<std::size_t> which;
+    for (const auto &entry : result.entries)
+        which.push_back(entry.tensor);
+    auto analyses = analyzeTensors(checkpoint, which, options, cancel, progress);
+    if (!analyses)
+        return std::nullopt;
+    for (std::size_t k = 0; k < result.entries.size(); ++k) {
+        result.entries[k].readable = (*analyses)[k].has_value();
+        if ((*analyses)[k])
+            result.entries[k].analysis = std::move(*(*analyses)[k]);
+    }
+    const unsigned threads = threadCount(options.threads);
 
     for (auto &entry : result.entries)
         addFlags(entry);

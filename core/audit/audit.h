@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,8 @@ struct AuditFlag {
 
 // One tensor's audit: its statistics and the flags an auditor looks for.
 struct AuditEntry {
-    std::size_t tensor = 0;        // index into Checkpoint::tensors()
-    bool readable = true;          // false when its bytes are not all inside the file
+    std::size_t tensor = 0; // index into Checkpoint::tensors()
+    bool readable = true; // false when its bytes are not all inside the file
     TensorAnalysis analysis;
     std::vector<AuditFlag> flags;  // in the order of AuditFlag::Kind
     std::ptrdiff_t duplicateOf = -1; // index into AuditResult::entries of the earlier identical tensor
@@ -58,11 +59,19 @@ struct AuditResult {
     AuditSummary summary;
 };
 
+// The audit's scan of some tensors (indices into Checkpoint::tensors()): statistics and histogram
+// of each, large tensors with all threads in turn, small ones side by side. Element k belongs to
+// tensors[k]; nullopt for a tensor whose bytes are not all in its file. Progress counts the bytes
+// of these tensors. nullopt when cancelled or when a file vanished under the scan.
+std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const Checkpoint &checkpoint,
+    std::span<const std::size_t> tensors, const AnalysisOptions &options,
+    const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {});
+
 // Scans every tensor of a checkpoint (all shards): statistics, histogram, flags and duplicates
 // (equal statistics, then equal digests, confirmed byte for byte). Without options.digest only
-// those candidates get a TensorAnalysis::digest, which is much faster. Large tensors are scanned with all threads in turn,
-// small ones side by side. nullopt when cancelled or when a file vanished under the scan.
+// those candidates get a TensorAnalysis::digest, which is much faster. Large tensors are scanned with all
+// threads in turn, small ones side by side. nullopt when cancelled or when a file vanished under the scan.
 std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const AnalysisOptions &options,
-                                           const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {});
+    const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {});
 
 } // namespace stb

@@ -1,10 +1,21 @@
 // Repeated structure from names alone: decoders, encoder-decoders, vision blocks, experts nested
 // in layers, gaps, deviations of each kind, and names with numbers that are not repeats. Each
 // detection is rendered as one line per repeat and compared with the expected text.
+#include "core/compare/comparison.h"
+#include "core/format/writer.h"
+#include "core/io/checkpoint.h"
+#include "core/layers/depthprofile.h"
+#include "core/layers/layerdiff.h"
+#include "core/layers/layersreport.h"
 #include "core/layers/repeatdetector.h"
 
+#include <QSet>
+#include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
+#include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -149,10 +160,116 @@ NameSet moe(int layers, int experts, int denseLayers = 0)
     return names;
 }
 
+// A small decoder written to disk: `layers` blocks of three F32 roles with normal values (seeded
+// per tensor), with the values kept to compute statistics independently.
+struct WrittenModel {
+    std::vector<TensorSpec> specs;
+    std::vector<std::vector<float>> values;
+
+    std::size_t find(const std::string &name) const
+    {
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+            if (specs[i].name == name)
+                return i;
+        }
+        qFatal("no tensor %s", name.c_str());
+    }
+    std::vector<float> &operator[](const std::string &name) { return values[find(name)]; }
+
+    std::shared_ptr<const Checkpoint> write(const QString &path) const
+    {
+        std::vector<std::vector<std::byte>> data;
+        for (const auto &v : values) {
+            data.emplace_back(v.size() * sizeof(float));
+            std::memcpy(data.back().data(), v.data(), data.back().size());
+        }
+        std::string error;
+        if (!writeFile(path.toStdString(), specs, data, {}, error))
+            qFatal("%s", error.c_str());
+        auto checkpoint = Checkpoint::open(path.toStdString(), error);
+        if (!checkpoint)
+            qFatal("%s", error.c_str());
+        return checkpoint;
+    }
+};
+
+const std::vector<std::string> kSmallRoles
+    = { "mlp.down_proj.weight", "mlp.up_proj.weight", "self_attn.q_proj.weight" };
+
+WrittenModel writtenModel(int layers, unsigned seed = 1)
+{
+    WrittenModel model;
+    std::mt19937 rng(seed);
+    for (int l = 0; l < layers; ++l) {
+        for (std::size_t r = 0; r < kSmallRoles.size(); ++r) {
+            model.specs.push_back(
+                { "model.layers." + std::to_string(l) + "." + kSmallRoles[r], DType::F32, { 16, 32 } });
+            // Each role its own scale, the same at every depth: a flat profile with noise.
+            std::normal_distribution<float> normal(
+                0.01f * static_cast<float>(r), 0.02f * static_cast<float>(r + 1));
+            std::vector<float> v(16 * 32);
+            for (auto &x : v)
+                x = normal(rng);
+            model.values.push_back(std::move(v));
+        }
+    }
+    model.specs.push_back({ "lm_head.weight", DType::F32, { 4 } });
+    model.values.push_back({ 1, 2, 3, 4 });
+    return model;
+}
+
+// The depth statistics computed here, in double, from the values written.
+double expectedStat(DepthStat stat, const std::vector<float> &values)
+{
+    double sum = 0, sumSquares = 0, absMax = 0;
+    std::size_t finite = 0, nonfinite = 0, zeros = 0;
+    for (float x : values) {
+        if (!std::isfinite(x)) {
+            ++nonfinite;
+            continue;
+        }
+        ++finite;
+        zeros += x == 0;
+        sum += x;
+        absMax = std::max(absMax, std::abs(static_cast<double>(x)));
+    }
+    const double mean = sum / static_cast<double>(finite);
+    for (float x : values) {
+        if (std::isfinite(x))
+            sumSquares += (x - mean) * (x - mean);
+    }
+    const double std = std::sqrt(sumSquares / static_cast<double>(finite));
+    switch (stat) {
+    case DepthStat::Mean:
+        return mean;
+    case DepthStat::Std:
+        return std;
+    case DepthStat::Rms:
+        return std::sqrt(mean * mean + std * std);
+    case DepthStat::AbsMax:
+        return absMax;
+    case DepthStat::Nonfinite:
+        return static_cast<double>(nonfinite);
+    case DepthStat::ZeroFraction:
+        return static_cast<double>(zeros) / static_cast<double>(values.size());
+    }
+    return NAN;
+}
+
+// Compared as text: QCOMPARE on nlohmann values would try Qt's conversions.
+#define JSON_COMPARE(actual, expected)                                                                       \
+    QCOMPARE(QString::fromStdString(Json(actual).dump()), QString::fromStdString(Json(expected).dump()))
+
+bool near(double a, double b)
+{
+    return std::abs(a - b) <= 1e-9 + 1e-6 * std::abs(b);
+}
+
 } // namespace
 
 using NameSetPtr = std::shared_ptr<NameSet>;
 Q_DECLARE_METATYPE(NameSetPtr)
+Q_DECLARE_METATYPE(std::vector<double>)
 
 class tst_Layers : public QObject {
     Q_OBJECT
@@ -162,6 +279,14 @@ private slots:
     void detect();
     void nestedTable();
     void labelsAndNames();
+    void robustZ_data();
+    void robustZ();
+    void profilesMatchStatistics();
+    void plantedBrokenLayer();
+    void cachedStatisticsAreUsed();
+    void stoppedProfile();
+    void diffByLayerSeries();
+    void json();
 };
 
 void tst_Layers::detect_data()
@@ -326,6 +451,212 @@ void tst_Layers::labelsAndNames()
     const auto deviations = detectRepeats(shapePointers)[0].deviations;
     QCOMPARE(deviations.size(), 1u);
     QCOMPARE(deviations[0].detail, "[64, 11] where 2 of 3 blocks have [64, 64]");
+}
+
+void tst_Layers::robustZ_data()
+{
+    QTest::addColumn<std::vector<double>>("series");
+    QTest::addColumn<QList<int>>("flagged");
+    const std::vector<double> flat = { 1.0, 1.1, 0.9, 1.05, 0.95, 1.02, 0.98, 1.01 };
+    QTest::newRow("flat") << flat << QList<int> {};
+    auto spike = flat;
+    spike[5] = 3.0;
+    QTest::newRow("one spike") << spike << QList<int> { 5 };
+    auto dip = flat;
+    dip[0] = -2.0;
+    QTest::newRow("one dip") << dip << QList<int> { 0 };
+    // A count that is zero everywhere but once: MAD is 0, the mean deviation stands in.
+    QTest::newRow("nan count") << std::vector<double> { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0 }
+                               << QList<int> { 10 };
+    QTest::newRow("all equal") << std::vector<double> { 2, 2, 2, 2 } << QList<int> {};
+    QTest::newRow("missing blocks skipped")
+        << std::vector<double> { 1, NAN, 1.1, 0.9, NAN, 1.0, 1.05, 9.0 } << QList<int> { 7 };
+    QTest::newRow("too short") << std::vector<double> { 1, 100 } << QList<int> {};
+    // A steady trend over depth is not an outlier.
+    std::vector<double> trend;
+    for (int i = 0; i < 32; ++i)
+        trend.push_back(0.5 + 0.01 * i);
+    QTest::newRow("trend") << trend << QList<int> {};
+}
+
+void tst_Layers::robustZ()
+{
+    QFETCH(std::vector<double>, series);
+    QFETCH(QList<int>, flagged);
+    QList<int> got;
+    for (const auto &[position, z] : robustOutliers(series)) {
+        QVERIFY(std::abs(z) > kDepthOutlierZ);
+        got << static_cast<int>(position);
+    }
+    QCOMPARE(got, flagged);
+}
+
+void tst_Layers::profilesMatchStatistics()
+{
+    QTemporaryDir dir;
+    WrittenModel model = writtenModel(6);
+    model["model.layers.2.mlp.up_proj.weight"][7] = 0;
+    model["model.layers.4.self_attn.q_proj.weight"][3] = INFINITY;
+    const auto checkpoint = model.write(dir.filePath(u"m.safetensors"_s));
+    const auto repeats = detectRepeats(*checkpoint);
+    QCOMPARE(repeats.size(), 1u);
+    const auto profiles = profileRepeats(*checkpoint, repeats, {});
+    QVERIFY(profiles);
+    const Repeat &repeat = repeats[0];
+    const RepeatProfile &profile = (*profiles)[0];
+    QCOMPARE(profile.roles.size(), repeat.roles.size());
+    for (std::size_t role = 0; role < repeat.roles.size(); ++role) {
+        for (std::size_t column = 0; column < repeat.indices.size(); ++column) {
+            const std::string name = repeat.blockName(0, column) + "." + repeat.roles[role].name;
+            for (std::size_t s = 0; s < kDepthStatCount; ++s) {
+                const auto stat = static_cast<DepthStat>(s);
+                const double got = profile.roles[role][s][column];
+                const double want = expectedStat(stat, model[name]);
+                QVERIFY2(near(got, want),
+                    qPrintable(u"%1 %2: %3, expected %4"_s.arg(QString::fromStdString(name))
+                                   .arg(QString::fromUtf8(depthStatName(stat)))
+                                   .arg(got)
+                                   .arg(want)));
+            }
+        }
+    }
+}
+
+// Layer 5's down projection scaled up a hundredfold, layer 3's up projection with NaNs: each is
+// flagged at its role and statistics, and no other block or role is.
+void tst_Layers::plantedBrokenLayer()
+{
+    QTemporaryDir dir;
+    WrittenModel model = writtenModel(12);
+    for (float &x : model["model.layers.5.mlp.down_proj.weight"])
+        x *= 100;
+    model["model.layers.3.mlp.up_proj.weight"][0] = NAN;
+    model["model.layers.3.mlp.up_proj.weight"][9] = NAN;
+    const auto checkpoint = model.write(dir.filePath(u"m.safetensors"_s));
+    const auto repeats = detectRepeats(*checkpoint);
+    const auto profiles = profileRepeats(*checkpoint, repeats, {});
+    QVERIFY(profiles);
+    QSet<QString> flagged, places;
+    for (const auto &o : (*profiles)[0].outliers) {
+        const QString place = u"%1:%2"_s.arg(repeats[0].indices[o.column])
+                                  .arg(QString::fromStdString(repeats[0].roles[o.role].name));
+        places << place;
+        flagged << place + u':' + QString::fromUtf8(depthStatName(o.stat));
+    }
+    QCOMPARE(places, (QSet<QString> { u"5:mlp.down_proj.weight"_s, u"3:mlp.up_proj.weight"_s }));
+    for (const QString &expected : { u"5:mlp.down_proj.weight:std"_s, u"5:mlp.down_proj.weight:rms"_s,
+             u"5:mlp.down_proj.weight:abs_max"_s, u"3:mlp.up_proj.weight:nonfinite"_s })
+        QVERIFY2(flagged.contains(expected), qPrintable(expected));
+}
+
+void tst_Layers::cachedStatisticsAreUsed()
+{
+    QTemporaryDir dir;
+    const auto checkpoint = writtenModel(4).write(dir.filePath(u"m.safetensors"_s));
+    const auto repeats = detectRepeats(*checkpoint);
+    const std::size_t known = repeats[0].tensorAt(0, 1, 0);
+    TensorStats planted;
+    planted.count = 10;
+    planted.mean = 123.0;
+    planted.std = 0;
+    std::size_t asked = 0;
+    std::uint64_t scannedBytes = 0;
+    const auto profiles = profileRepeats(
+        *checkpoint, repeats, {}, {}, [&](std::uint64_t, std::uint64_t total) { scannedBytes = total; },
+        [&](std::size_t tensor) -> const TensorStats * {
+            ++asked;
+            return tensor == known ? &planted : nullptr;
+        });
+    QVERIFY(profiles);
+    QCOMPARE(asked, 12u);
+    QCOMPARE((*profiles)[0].roles[0][0][1], 123.0);
+    QCOMPARE(scannedBytes, 11u * 16 * 32 * 4); // every role tensor but the cached one
+}
+
+void tst_Layers::stoppedProfile()
+{
+    QTemporaryDir dir;
+    const auto checkpoint = writtenModel(4).write(dir.filePath(u"m.safetensors"_s));
+    const auto repeats = detectRepeats(*checkpoint);
+    std::stop_source stop;
+    stop.request_stop();
+    QVERIFY(!profileRepeats(*checkpoint, repeats, {}, stop.get_token()));
+}
+
+// B is A with layer 2's q_proj changed and layer 4's up_proj gone: rel-L2 is 0 and cosine 1
+// everywhere else, NaN where B has no tensor.
+void tst_Layers::diffByLayerSeries()
+{
+    QTemporaryDir dir;
+    WrittenModel a = writtenModel(6);
+    WrittenModel b = a;
+    for (float &x : b["model.layers.2.self_attn.q_proj.weight"])
+        x = -x;
+    const std::size_t gone = b.find("model.layers.4.mlp.up_proj.weight");
+    b.specs.erase(b.specs.begin() + static_cast<std::ptrdiff_t>(gone));
+    b.values.erase(b.values.begin() + static_cast<std::ptrdiff_t>(gone));
+    const auto ca = a.write(dir.filePath(u"a.safetensors"_s));
+    const auto cb = b.write(dir.filePath(u"b.safetensors"_s));
+    const auto comparison = compareCheckpoints(*ca, *cb, {});
+    QVERIFY(comparison);
+    const LayerDiff diff = diffByLayer(*comparison);
+    QCOMPARE(diff.repeats.size(), 1u);
+    const Repeat &repeat = diff.repeats[0];
+    QCOMPARE(repeat.roles.size(), 3u);
+    for (std::size_t role = 0; role < 3; ++role) {
+        for (std::size_t column = 0; column < 6; ++column) {
+            const double relL2 = diff.diffs[0].roles[role][std::size_t(DiffMetric::RelL2)][column];
+            const double cosine = diff.diffs[0].roles[role][std::size_t(DiffMetric::Cosine)][column];
+            const std::string &name = repeat.roles[role].name;
+            if (column == 4 && name == "mlp.up_proj.weight") {
+                QVERIFY(std::isnan(relL2) && std::isnan(cosine));
+            } else if (column == 2 && name == "self_attn.q_proj.weight") {
+                QVERIFY(near(relL2, 2.0));
+                QVERIFY(near(cosine, -1.0));
+            } else {
+                QCOMPARE(relL2, 0.0);
+                QCOMPARE(cosine, 1.0);
+            }
+        }
+    }
+}
+
+// The JSON shapes of the issue: nested prefixes with {N}, outer_index, null where absent.
+void tst_Layers::json()
+{
+    NameSet names = moe(2, 3);
+    names.remove("model.layers.1.mlp.experts.2.up_proj.weight");
+    const auto pointers = names.pointers();
+    const auto repeats = detectRepeats(pointers);
+    TensorStats stats;
+    stats.count = 4;
+    stats.mean = 0.5;
+    stats.std = 0;
+    const StatsLookup lookup = [&](std::size_t) { return &stats; };
+    std::vector<RepeatProfile> profiles;
+    for (const auto &repeat : repeats)
+        profiles.push_back(profileRepeat(repeat, lookup));
+    const Json j = layersJson(repeats, &profiles);
+    const Json &layers = j["repeats"][0];
+    JSON_COMPARE(layers["prefix"], "model.layers");
+    JSON_COMPARE(layers["indices"], Json({ 0, 1 }));
+    JSON_COMPARE(layers["missing"], Json::array());
+    JSON_COMPARE(layers["roles"][0]["name"], "input_layernorm.weight");
+    JSON_COMPARE(layers["roles"][0]["dtype"], "BF16");
+    JSON_COMPARE(layers["roles"][0]["shape"], Json({ 64, 64 }));
+    JSON_COMPARE(layers["profiles"]["input_layernorm.weight"]["mean"], Json({ 0.5, 0.5 }));
+    JSON_COMPARE(layers["outliers"], Json::array());
+    const Json &experts = layers["repeats"][0];
+    JSON_COMPARE(experts["prefix"], "model.layers.{N}.mlp.experts");
+    JSON_COMPARE(experts["outer_indices"], Json({ 0, 1 }));
+    JSON_COMPARE(experts["indices"], Json({ 0, 1, 2 }));
+    QCOMPARE(experts["deviations"].size(), 1u);
+    JSON_COMPARE(experts["deviations"][0]["index"], 2);
+    JSON_COMPARE(experts["deviations"][0]["outer_index"], 1);
+    JSON_COMPARE(experts["deviations"][0]["kind"], "missing_role");
+    JSON_COMPARE(
+        experts["profiles"]["up_proj.weight"]["mean"], Json::parse("[[0.5,0.5,0.5],[0.5,0.5,null]]"));
+    QVERIFY(!experts.contains("repeats"));
 }
 
 QTEST_GUILESS_MAIN(tst_Layers)
