@@ -12,6 +12,8 @@
 
 namespace stb {
 
+inline constexpr std::size_t kNoTensor = std::numeric_limits<std::size_t>::max();
+
 // How a block differs from the others of its repeat. Gaps in the numbering are not deviations:
 // they are Repeat::missing.
 enum class DeviationKind : std::uint8_t { MissingRole, ExtraRole, DType, Shape };
@@ -33,9 +35,10 @@ struct RepeatDeviation {
     std::string role; // a role, or the extra name
     DeviationKind kind = DeviationKind::MissingRole;
     std::string detail; // "[4096, 11008] where 93 of 94 blocks have [4096, 14336]"
+    std::size_t tensor
+        = kNoTensor; // the differing or extra tensor (index into the detection input); none when missing
 };
 
-inline constexpr std::size_t kNoTensor = std::numeric_limits<std::size_t>::max();
 // Repeat::missing lists at most this many numbers (hostile numbering: blocks 0 and 10^17).
 inline constexpr std::size_t kMaxMissingListed = 10'000;
 

@@ -151,8 +151,10 @@ Repeat buildRepeat(std::string prefix, std::vector<std::uint64_t> outerIndices,
         deviation.index = block->index;
         if (repeat.nested())
             deviation.outerIndex = repeat.outerIndices[block->row];
-        auto add = [&](std::string_view role, DeviationKind kind, std::string detail) {
+        auto add = [&](std::string_view role, DeviationKind kind, std::string detail,
+                       std::size_t tensor = kNoTensor) {
             deviation.role = std::string(role);
+            deviation.tensor = tensor;
             deviation.kind = kind;
             deviation.detail = std::move(detail);
             repeat.deviations.push_back(deviation);
@@ -173,12 +175,14 @@ Repeat buildRepeat(std::string prefix, std::vector<std::uint64_t> outerIndices,
             if (m.shapeMajority && info.shape != m.shape)
                 add(role.name, DeviationKind::Shape,
                     formatShape(info.shape) + " where " + ofBlocks(m.shapeCount, role.blocks) + " have "
-                        + formatShape(m.shape));
+                        + formatShape(m.shape),
+                    slots[r]);
         }
         std::sort(extras.begin(), extras.end(),
             [](const auto &a, const auto &b) { return naturalLess(a.first, b.first); });
         for (const auto &[name, tensor] : extras)
-            add(name, DeviationKind::ExtraRole, "not a role: " + ofBlocks(counts[name], n) + " have it");
+            add(name, DeviationKind::ExtraRole, "not a role: " + ofBlocks(counts[name], n) + " have it",
+                tensor);
     }
     return repeat;
 }
