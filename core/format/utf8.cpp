@@ -4,6 +4,45 @@
 
 namespace stb {
 
+std::size_t utf8SequenceLength(std::string_view text, std::size_t i)
+{
+    const auto *s = reinterpret_cast<const unsigned char *>(text.data());
+    const std::size_t n = text.size();
+    if (i >= n)
+        return 0;
+    const unsigned char c = s[i];
+    if (c < 0x80)
+        return 1;
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F; // no surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F; // nothing above U+10FFFF
+    } else {
+        return 0;
+    }
+    if (len > n - i)
+        return 0;
+    if (s[i + 1] < lo || s[i + 1] > hi)
+        return 0;
+    for (std::size_t k = 2; k < len; ++k) {
+        if (s[i + k] < 0x80 || s[i + k] > 0xBF)
+            return 0;
+    }
+    return len;
+}
+
 std::size_t findInvalidUtf8(std::string_view text)
 {
     const auto *s = reinterpret_cast<const unsigned char *>(text.data());
@@ -20,38 +59,9 @@ std::size_t findInvalidUtf8(std::string_view text)
         }
         if (i >= n)
             break;
-        const unsigned char c = s[i];
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        std::size_t len = 0;
-        unsigned char lo = 0x80, hi = 0xBF;
-        if (c >= 0xC2 && c <= 0xDF) {
-            len = 2;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3;
-            if (c == 0xE0)
-                lo = 0xA0;
-            else if (c == 0xED)
-                hi = 0x9F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4;
-            if (c == 0xF0)
-                lo = 0x90;
-            else if (c == 0xF4)
-                hi = 0x8F;
-        } else {
+        const std::size_t len = utf8SequenceLength(text, i);
+        if (!len)
             return i;
-        }
-        if (i + len > n)
-            return i;
-        if (s[i + 1] < lo || s[i + 1] > hi)
-            return i;
-        for (std::size_t k = 2; k < len; ++k) {
-            if (s[i + k] < 0x80 || s[i + k] > 0xBF)
-                return i;
-        }
         i += len;
     }
     return std::string_view::npos;

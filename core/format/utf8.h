@@ -9,4 +9,8 @@ namespace stb {
 // overlong forms, no surrogates, nothing above U+10FFFF), or npos when the text is valid.
 std::size_t findInvalidUtf8(std::string_view text);
 
+// Length (1–4) of the strictly valid UTF-8 sequence starting at text[i], or 0 when the bytes
+// there do not start one (or i is past the end). Same rules as findInvalidUtf8.
+std::size_t utf8SequenceLength(std::string_view text, std::size_t i);
+
 } // namespace stb

@@ -1,5 +1,7 @@
 #include "core/report/report.h"
 
+#include "core/text/escape.h"
+
 #include "core/format/writer.h"
 
 #include <algorithm>
@@ -35,7 +37,9 @@ Json metadataJson(const Header &header)
 
 std::string jsonText(const Json &json, int indent)
 {
-    return json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::string text = json.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+    escapeJsonControls(text); // DEL, C1 and bidi controls too, as \uXXXX (escape.h)
+    return text;
 }
 
 Json diagnosticJson(const Diagnostic &d, bool withReference)
@@ -157,7 +161,7 @@ std::string infoJsonText(const Checkpoint &checkpoint, const CheckpointSummary &
             out += ',';
         first = false;
         out += "{\"name\":";
-        out += jsonQuote(info.name);
+        out += escapeJsonString(info.name);
         out += ",\"dtype\":\"";
         out += dtypeName(info.dtype);
         out += "\",\"shape\":[";

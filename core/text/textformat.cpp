@@ -1,5 +1,7 @@
 #include "core/text/textformat.h"
 
+#include "core/text/escape.h"
+
 #include <cstdio>
 
 namespace stb {
@@ -47,22 +49,9 @@ std::string formatBytes(std::uint64_t bytes)
 
 std::string printable(std::string_view text)
 {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (u < 0x20 || u == 0x7F) {
-            char buffer[8];
-            std::snprintf(buffer, sizeof buffer, "\\u%04x", u);
-            out += buffer;
-        } else {
-            out += c;
-        }
-    }
-    return out;
+    // The one escaping of hostile text (escape.h): C0, DEL, C1, bidi controls and invalid UTF-8
+    // as \xNN, so no message or table carries a terminal control from a file.
+    return escapeText(text);
 }
 
 std::string quotedName(std::string_view name)

@@ -169,7 +169,7 @@ private slots:
         QTest::addColumn<QByteArray>("name");
         QTest::addColumn<QByteArray>("quoted");
         QTest::newRow("short") << QByteArray("a.weight") << QByteArray("\"a.weight\"");
-        QTest::newRow("escaped") << QByteArray("a\"\n") << QByteArray("\"a\\\"\\u000a\"");
+        QTest::newRow("escaped") << QByteArray("a\"\n") << QByteArray("\"a\\\"\\x0a\"");
         QTest::newRow("exactly the limit") << QByteArray(200, 'x') << "\"" + QByteArray(200, 'x') + "\"";
         QTest::newRow("one over") << QByteArray(201, 'x') << "\"" + QByteArray(200, 'x') + "\u2026\" (201 bytes)";
         // A two-byte character across the cut is left out whole, never split.
