@@ -1,0 +1,138 @@
+#include "core/text/nametree.h"
+
+#include "core/text/naturalorder.h"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+
+namespace stb {
+
+namespace {
+
+// Groups are found by (parent node, segment): one hash for all levels keeps the build O(n).
+struct GroupKey {
+    int parent;
+    std::string_view segment;
+    bool operator==(const GroupKey &) const = default;
+};
+struct GroupKeyHash {
+    std::size_t operator()(const GroupKey &key) const
+    {
+        return std::hash<std::string_view>()(key.segment) * 31u + static_cast<std::size_t>(key.parent);
+    }
+};
+
+// Display order of siblings: natural, then a leaf before a group of the same segment.
+bool siblingLess(const NameTree::Node &x, const NameTree::Node &y)
+{
+    if (const int c = naturalCompare(x.name, y.name))
+        return c < 0;
+    return !x.isGroup() && y.isGroup();
+}
+
+} // namespace
+
+NameTree::NameTree()
+{
+    m_nodes.emplace_back();
+}
+
+NameTree NameTree::build(std::span<const std::string_view> names, Layout layout)
+{
+    NameTree tree;
+    tree.m_layout = layout;
+    auto &nodes = tree.m_nodes;
+    nodes.reserve(names.size() * (layout == Layout::Flat ? 1 : 2) + 1);
+    tree.m_nodeOfLeaf.resize(names.size());
+    std::unordered_map<GroupKey, int, GroupKeyHash> groups;
+    if (layout == Layout::Tree)
+        groups.reserve(names.size());
+    auto add = [&nodes](int parent, std::string_view name, int leaf) {
+        const int id = static_cast<int>(nodes.size());
+        Node &node = nodes.emplace_back();
+        node.name = name;
+        node.parent = parent;
+        node.leaf = leaf;
+        nodes[static_cast<std::size_t>(parent)].children.push_back(id);
+        return id;
+    };
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::string_view name = names[i];
+        int parent = kRoot;
+        std::size_t start = 0;
+        if (layout == Layout::Tree) {
+            for (std::size_t dot = name.find('.'); dot != std::string_view::npos;
+                 dot = name.find('.', start)) {
+                const std::string_view segment = name.substr(start, dot - start);
+                const auto [it, inserted] = groups.try_emplace(GroupKey { parent, segment }, 0);
+                if (inserted)
+                    it->second = add(parent, segment, -1);
+                parent = it->second;
+                start = dot + 1;
+            }
+        }
+        tree.m_nodeOfLeaf[i] = add(parent, name.substr(start), static_cast<int>(i));
+    }
+    for (auto &node : nodes) {
+        std::stable_sort(node.children.begin(), node.children.end(), [&nodes](int a, int b) {
+            return siblingLess(nodes[static_cast<std::size_t>(a)], nodes[static_cast<std::size_t>(b)]);
+        });
+        for (std::size_t row = 0; row < node.children.size(); ++row)
+            nodes[static_cast<std::size_t>(node.children[row])].row = static_cast<int>(row);
+    }
+    return tree;
+}
+
+std::string NameTree::path(int id) const
+{
+    if (id <= kRoot)
+        return {};
+    std::size_t length = 0;
+    for (int n = id; n > kRoot; n = node(n).parent)
+        length += node(n).name.size() + 1;
+    std::string out(length - 1, '.');
+    std::size_t end = out.size();
+    for (int n = id; n > kRoot; n = node(n).parent) {
+        const std::string_view name = node(n).name;
+        end -= name.size();
+        std::copy(name.begin(), name.end(), out.begin() + static_cast<std::ptrdiff_t>(end));
+        if (end > 0)
+            --end; // the dot, already in place
+    }
+    return out;
+}
+
+int NameTree::child(int parent, std::string_view segment, bool group) const
+{
+    // Children are sorted by natural order, which may tie distinct spellings ("7" and "007"):
+    // search the tied range for the exact segment.
+    const auto &children = node(parent).children;
+    auto it = std::lower_bound(children.begin(), children.end(), segment,
+        [this](int c, std::string_view s) { return naturalCompare(node(c).name, s) < 0; });
+    for (; it != children.end() && naturalCompare(node(*it).name, segment) == 0; ++it) {
+        if (node(*it).name == segment && node(*it).isGroup() == group)
+            return *it;
+    }
+    return -1;
+}
+
+int NameTree::find(std::string_view dottedName) const
+{
+    if (m_layout == Layout::Flat)
+        return child(kRoot, dottedName, false);
+    int parent = kRoot;
+    std::size_t start = 0;
+    for (std::size_t dot = dottedName.find('.'); dot != std::string_view::npos;
+         dot = dottedName.find('.', start)) {
+        parent = child(parent, dottedName.substr(start, dot - start), true);
+        if (parent < 0)
+            return -1;
+        start = dot + 1;
+    }
+    const std::string_view last = dottedName.substr(start);
+    const int leaf = child(parent, last, false);
+    return leaf >= 0 ? leaf : child(parent, last, true);
+}
+
+} // namespace stb

@@ -1,0 +1,153 @@
+// The dotted-name tree both the tensor tree and the compare tree show: grouping, natural order,
+// rows, paths and look-ups, and sums over groups.
+#include "core/text/nametree.h"
+
+#include <QTest>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using namespace stb;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+std::vector<std::string_view> views(const QStringList &names, std::vector<std::string> &storage)
+{
+    storage.clear();
+    for (const QString &name : names)
+        storage.push_back(name.toStdString());
+    return { storage.begin(), storage.end() };
+}
+
+// "a{b#0,b{c#1}}": a group's children in braces, a leaf with its index; checks rows and parents
+// on the way, so a wrong row number fails every row of the table.
+std::string dump(const NameTree &tree, int id = NameTree::kRoot)
+{
+    const NameTree::Node &node = tree.node(id);
+    std::string out = id == NameTree::kRoot ? std::string() : std::string(node.name);
+    if (!node.isGroup())
+        return out + '#' + std::to_string(node.leaf);
+    out += '{';
+    for (std::size_t row = 0; row < node.children.size(); ++row) {
+        const int child = node.children[row];
+        if (tree.node(child).parent != id || tree.node(child).row != static_cast<int>(row) || child <= id)
+            return "bad links below " + tree.path(id);
+        out += (row ? "," : "") + dump(tree, child);
+    }
+    return out + '}';
+}
+
+} // namespace
+
+class tst_NameTree : public QObject {
+    Q_OBJECT
+
+private slots:
+    void build_data()
+    {
+        QTest::addColumn<QStringList>("names");
+        QTest::addColumn<bool>("flat");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("empty") << QStringList {} << false << u"{}"_s;
+        QTest::newRow("one plain name") << QStringList { u"w"_s } << false << u"{w#0}"_s;
+        QTest::newRow("groups") << QStringList { u"m.a.w"_s, u"m.b"_s, u"m.a.b"_s } << false
+                                << u"{m{a{b#2,w#0},b#1}}"_s;
+        QTest::newRow("natural order") << QStringList { u"layers.10.w"_s, u"layers.2.w"_s, u"layers.1.w"_s }
+                                       << false << u"{layers{1{w#2},2{w#1},10{w#0}}}"_s;
+        QTest::newRow("leaf before group of the same name")
+            << QStringList { u"a.b.c"_s, u"a.b"_s } << false << u"{a{b#1,b{c#0}}}"_s;
+        QTest::newRow("empty segments")
+            << QStringList { u".a"_s, u"b."_s, u"c..d"_s } << false << u"{{a#0},b{#1},c{{d#2}}}"_s;
+        QTest::newRow("duplicates keep input order")
+            << QStringList { u"x.y"_s, u"x.y"_s } << false << u"{x{y#0,y#1}}"_s;
+        QTest::newRow("leading zeros: shorter spelling first")
+            << QStringList { u"n.007"_s, u"n.7"_s } << false << u"{n{7#1,007#0}}"_s;
+        QTest::newRow("flat") << QStringList { u"b.10"_s, u"b.9"_s, u"a.x"_s } << true
+                              << u"{a.x#2,b.9#1,b.10#0}"_s;
+    }
+    void build()
+    {
+        QFETCH(QStringList, names);
+        QFETCH(bool, flat);
+        QFETCH(QString, expected);
+        std::vector<std::string> storage;
+        const auto list = views(names, storage);
+        const NameTree tree = NameTree::build(list, flat ? NameTree::Layout::Flat : NameTree::Layout::Tree);
+        QCOMPARE(QString::fromStdString(dump(tree)), expected);
+        QCOMPARE(tree.leafCount(), list.size());
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const int id = tree.nodeOfLeaf(i);
+            QCOMPARE(tree.node(id).leaf, static_cast<int>(i));
+            QCOMPARE(tree.path(id), std::string(list[i]));
+        }
+    }
+
+    void find_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("path"); // of the node found, empty when none
+        QTest::addColumn<bool>("group");
+        QTest::newRow("tensor") << u"model.layers.2.w"_s << u"model.layers.2.w"_s << false;
+        QTest::newRow("group") << u"model.layers.10"_s << u"model.layers.10"_s << true;
+        QTest::newRow("tensor shadows a group of its name") << u"model.b"_s << u"model.b"_s << false;
+        QTest::newRow("exact spelling among equal numbers") << u"model.007"_s << u"model.007"_s << false;
+        QTest::newRow("other spelling") << u"model.7"_s << u"model.7"_s << false;
+        QTest::newRow("missing") << u"model.layers.3"_s << QString() << false;
+        QTest::newRow("missing below a tensor") << u"model.007.x"_s << QString() << false;
+        QTest::newRow("root is never found") << QString() << QString() << false;
+    }
+    void find()
+    {
+        QFETCH(QString, name);
+        QFETCH(QString, path);
+        QFETCH(bool, group);
+        std::vector<std::string> storage;
+        const auto list = views({ u"model.layers.2.w"_s, u"model.layers.10.w"_s, u"model.b"_s, u"model.b.c"_s,
+                                    u"model.007"_s, u"model.7"_s },
+            storage);
+        const NameTree tree = NameTree::build(list);
+        const int id = tree.find(name.toStdString());
+        if (path.isEmpty()) {
+            QCOMPARE(id, -1);
+            return;
+        }
+        QVERIFY(id > 0);
+        QCOMPARE(QString::fromStdString(tree.path(id)), path);
+        QCOMPARE(tree.node(id).isGroup(), group);
+    }
+
+    void findFlat()
+    {
+        std::vector<std::string> storage;
+        const NameTree tree = NameTree::build(views({ u"a.b"_s, u"a.c"_s }, storage), NameTree::Layout::Flat);
+        QCOMPARE(tree.find("a.c"), tree.nodeOfLeaf(1));
+        QCOMPARE(tree.find("a"), -1); // no groups in a flat list
+    }
+
+    void sum()
+    {
+        std::vector<std::string> storage;
+        const NameTree tree = NameTree::build(views({ u"m.a.x"_s, u"m.a.y"_s, u"m.b"_s, u"n"_s }, storage));
+        const std::vector<std::uint64_t> sizes { 1, 2, 4, UINT64_MAX };
+        const auto sums = tree.sum<std::uint64_t>([&](std::size_t leaf) { return sizes[leaf]; },
+            [](std::uint64_t &into, std::uint64_t from) {
+                into = into > UINT64_MAX - from ? UINT64_MAX : into + from;
+            });
+        QCOMPARE(sums.size(), tree.size());
+        QCOMPARE(sums[static_cast<std::size_t>(tree.find("m.a"))], 3u);
+        QCOMPARE(sums[static_cast<std::size_t>(tree.find("m"))], 7u);
+        QCOMPARE(sums[static_cast<std::size_t>(tree.find("n"))], UINT64_MAX);
+        QCOMPARE(sums[NameTree::kRoot], UINT64_MAX); // saturated by the given add
+
+        std::vector<std::size_t> below;
+        tree.forEachLeaf(tree.find("m"), [&](std::size_t leaf) { below.push_back(leaf); });
+        std::sort(below.begin(), below.end());
+        QCOMPARE(below, (std::vector<std::size_t> { 0, 1, 2 }));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_NameTree)
+#include "tst_nametree.moc"
