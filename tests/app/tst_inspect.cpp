@@ -1,6 +1,7 @@
 // safetensors-inspect as scripts meet it: the program run as a process, its lines, its JSON and
 // its exit codes.
 #include "core/format/writer.h"
+#include "tests/support/golden.h"
 #include "tests/support/inspectprocess.h"
 #include "tests/support/testfiles.h"
 
@@ -257,6 +258,11 @@ private slots:
         QVERIFY(run.out.contains(u"Validity:     valid"_s));
         QVERIFY(run.out.contains(QRegularExpression(u"\\nmodel\\.layers\\.1\\.mlp\\.up_proj\\.weight +BF16 +\\[64, 16\\] +1,024 +2,048 +\\d+\\n"_s)));
         QVERIFY(run.out.contains(u"NAME"_s));
+        // The whole text, exactly: the file's path becomes <file>.
+        QString text = run.out;
+        text.replace(m_valid, u"<file>"_s);
+        QString why;
+        QVERIFY2(test::matchesGolden(u"info.txt"_s, text, why), qPrintable(why));
     }
 
     void shardedIndex()
