@@ -517,6 +517,7 @@ class tst_TensorStats : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase();
     void referenceDecoder_data();
     void referenceDecoder();
     void statistics_data();
@@ -539,6 +540,16 @@ private slots:
 private:
     QTemporaryDir m_dir;
 };
+
+void tst_TensorStats::initTestCase()
+{
+    // Rows that run the AVX-512 kernels fall back to the portable ones on a CPU without them: say
+    // which ran, so a reader of the log knows what a green run covered.
+    if (kernels::avx512::supported())
+        qInfo("AVX-512 kernels: supported; F32/BF16/F16 rows run them and the portable kernels");
+    else
+        qInfo("AVX-512 kernels: NOT supported by this CPU; their rows run only the portable kernels");
+}
 
 // The test's decoder must itself be right before it judges anything: every literal code.
 void tst_TensorStats::referenceDecoder_data()
