@@ -2,13 +2,14 @@
 # Installs the Debian 12 packages a set needs, only those missing; idempotent.
 #   scripts/install-deps.sh build   compiler side: Qt 6, Qt Charts, nlohmann/json, CMake, Ninja
 #   scripts/install-deps.sh run     what the GUI needs to show a window (adds Xvfb tools for tests)
-#   scripts/install-deps.sh test    everything the test suite uses
+#   scripts/install-deps.sh test    everything the test suite uses (Debian's cargo and serde crates
+#                                   build the differential test's oracle offline, so it always runs)
 set -euo pipefail
 
 build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev libqt6opengl6-dev nlohmann-json3-dev libxxhash-dev libssl-dev libgl-dev)
 run=(qt6-qpa-plugins fonts-dejavu-core)
 test=(clang libclang-rt-14-dev xvfb xauth xdotool imagemagick python3-numpy
-      librust-serde-json-dev librust-serde-derive-dev
+      cargo librust-serde-json-dev librust-serde-derive-dev
       xdg-utils libfile-mimeinfo-perl desktop-file-utils appstream shared-mime-info dpkg-dev file libglib2.0-bin)
 
 wanted=("${build[@]}")
