@@ -85,4 +85,21 @@ Rgb cellColour(const HeatmapSummary &summary, std::uint32_t i, std::uint32_t j, 
     return scale.colour(summary.mean[c]);
 }
 
+std::vector<Rgb> cellColours(const HeatmapSummary &summary, const ColourScale &scale)
+{
+    std::vector<Rgb> pixels;
+    pixels.reserve(std::size_t(summary.cellRows) * summary.cellCols);
+    for (std::uint32_t i = 0; i < summary.cellRows; ++i) {
+        for (std::uint32_t j = 0; j < summary.cellCols; ++j)
+            pixels.push_back(cellColour(summary, i, j, scale));
+    }
+    return pixels;
+}
+
+ColourScale scaleFor(const HeatmapSummary &summary, bool symmetric)
+{
+    const auto range = summary.finiteRange();
+    return range ? ColourScale::forRange(range->first, range->second, symmetric) : ColourScale {};
+}
+
 } // namespace stb

@@ -3,6 +3,7 @@
 #include "core/values/heatmap.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace stb {
 
@@ -34,5 +35,12 @@ struct ColourScale {
 // The colour the heatmap gives a cell: NaN's if it holds a NaN (or nothing), then +Inf's, then
 // −Inf's, else its mean's on the scale. One NaN in a large cell stays visible that way.
 Rgb cellColour(const HeatmapSummary &summary, std::uint32_t i, std::uint32_t j, const ColourScale &scale);
+
+// Every cell's colour, row-major: an RGB888 image of cellCols × cellRows pixels.
+std::vector<Rgb> cellColours(const HeatmapSummary &summary, const ColourScale &scale);
+static_assert(sizeof(Rgb) == 3, "cellColours is used as a packed RGB888 image");
+
+// The scale a summary is drawn with: its finite range (0 … 1 when nothing is finite).
+ColourScale scaleFor(const HeatmapSummary &summary, bool symmetric);
 
 } // namespace stb

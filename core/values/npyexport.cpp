@@ -1,16 +1,11 @@
 #include "core/values/npyexport.h"
 
 #include "core/io/busguard.h"
+#include "core/values/atomicfile.h"
 #include "core/values/valuereader.h"
 
-#include <atomic>
-#include <cerrno>
 #include <cstring>
 #include <vector>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace stb {
 
@@ -74,50 +69,6 @@ void encodeRun(void *context)
         return;
     }
     }
-}
-
-bool writeAll(int fd, const std::byte *data, std::size_t size)
-{
-    while (size > 0) {
-        const ssize_t written = ::write(fd, data, size);
-        if (written < 0 && errno == EINTR)
-            continue;
-        if (written <= 0)
-            return false;
-        data += written;
-        size -= static_cast<std::size_t>(written);
-    }
-    return true;
-}
-
-std::string folderOf(const std::string &path)
-{
-    const auto slash = path.find_last_of('/');
-    return slash == std::string::npos ? std::string(".")
-        : slash == 0                  ? std::string("/")
-                                      : path.substr(0, slash);
-}
-
-bool sameFile(const std::string &a, const std::string &b)
-{
-    struct stat sa {
-    }, sb {};
-    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev
-        && sa.st_ino == sb.st_ino;
-}
-
-// A temporary file next to `target` (same folder, so the final rename is atomic), created
-// exclusively; -1 with errno set when the folder refuses.
-int createTemporary(const std::string &target, std::string &name)
-{
-    static std::atomic<unsigned> counter { 0 };
-    for (int attempt = 0; attempt < 100; ++attempt) {
-        name = target + ".partial-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-        const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
-    }
-    return -1;
 }
 
 } // namespace
@@ -185,10 +136,6 @@ bool exportNpy(const std::string &outPath, const std::string &sourcePath, DType 
         error = "the shape has too many dimensions for a .npy version 1.0 header";
         return false;
     }
-    if (sameFile(outPath, sourcePath)) {
-        error = "refusing to write over the source file " + sourcePath;
-        return false;
-    }
     const std::uint64_t elements = view.elementCount();
     if (elements > 0) {
         std::vector<std::uint64_t> last(shape.size());
@@ -200,21 +147,9 @@ bool exportNpy(const std::string &outPath, const std::string &sourcePath, DType 
         }
     }
 
-    std::string temporary;
-    const int fd = createTemporary(outPath, temporary);
-    if (fd < 0) {
-        error = "cannot create a file in " + folderOf(outPath) + ": " + std::strerror(errno);
+    AtomicFile file;
+    if (!file.open(outPath, sourcePath, error) || !file.write(header.data(), header.size(), error))
         return false;
-    }
-    const auto fail = [&](const std::string &why) {
-        ::close(fd);
-        ::unlink(temporary.c_str());
-        error = why;
-        return false;
-    };
-    const auto writeFailed = [&] { return fail("cannot write " + outPath + ": " + std::strerror(errno)); };
-    if (!writeAll(fd, reinterpret_cast<const std::byte *>(header.data()), header.size()))
-        return writeFailed();
 
     // C order as runs along the last axis, the outer axes counted like an odometer.
     const std::uint64_t inner = shape.empty() ? 1 : shape.back();
@@ -225,14 +160,18 @@ bool exportNpy(const std::string &outPath, const std::string &sourcePath, DType 
     for (std::uint64_t runs = elements ? elements / inner : 0; runs > 0; --runs) {
         const std::uint64_t runStart = view.sourceIndex(outer);
         for (std::uint64_t i = 0; i < inner; i += kRun) {
-            if (stop.stop_requested())
-                return fail("cancelled");
+            if (stop.stop_requested()) {
+                error = "cancelled";
+                return false; // the AtomicFile removes what was written
+            }
             EncodeJob job { dtype, modeOf(dtype, raw), encoding.itemSize, bytes.data(), bytes.size(),
                 runStart + i * innerStride, innerStride, std::min(kRun, inner - i), buffer.data() };
-            if (!runGuarded(encodeRun, &job))
-                return fail("the tensor's bytes vanished while reading (the file was truncated)");
-            if (!writeAll(fd, buffer.data(), job.n * encoding.itemSize))
-                return writeFailed();
+            if (!runGuarded(encodeRun, &job)) {
+                error = "the tensor's bytes vanished while reading (the file was truncated)";
+                return false;
+            }
+            if (!file.write(buffer.data(), job.n * encoding.itemSize, error))
+                return false;
             done += job.n;
             if (progress)
                 progress(done, elements);
@@ -243,19 +182,7 @@ bool exportNpy(const std::string &outPath, const std::string &sourcePath, DType 
             outer[k] = 0;
         }
     }
-    if (::fsync(fd) != 0)
-        return writeFailed();
-    if (::close(fd) != 0) {
-        ::unlink(temporary.c_str());
-        error = "cannot write " + outPath + ": " + std::strerror(errno);
-        return false;
-    }
-    if (::rename(temporary.c_str(), outPath.c_str()) != 0) {
-        error = "cannot rename the finished file to " + outPath + ": " + std::strerror(errno);
-        ::unlink(temporary.c_str());
-        return false;
-    }
-    return true;
+    return file.commit(error);
 }
 
 } // namespace stb

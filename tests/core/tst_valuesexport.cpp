@@ -4,6 +4,7 @@
 // folder, the source file as target, a write cut short) leave no file and say why.
 #include "core/format/writer.h"
 #include "core/io/safetensorsfile.h"
+#include "core/values/csvexport.h"
 #include "core/values/npyexport.h"
 #include "core/values/slicespec.h"
 
@@ -173,6 +174,7 @@ private slots:
     void scalarsEmptyAndSlices();
     void loadsInNumpy();
     void failuresLeaveNoFile();
+    void csv();
 
 private:
     QTemporaryDir m_dir;
@@ -411,6 +413,34 @@ void tst_ValuesExport::failuresLeaveNoFile()
     QVERIFY(refused);
     QVERIFY2(QString::fromStdString(error).contains(u"Permission denied"_s), error.c_str());
     QCOMPARE(QDir(readOnly.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList());
+}
+
+void tst_ValuesExport::csv()
+{
+    const TensorInfo &matrix = tensor("matrix");
+    std::string error;
+    const QString path = out(u"matrix.csv"_s);
+    QVERIFY2(exportCsv(path.toStdString(), m_source, matrix.dtype, m_file->tensorBytes(matrix),
+                 wholeView(matrix.shape), error),
+        error.c_str());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), QByteArray("0,1,2,3\n4,5,6,7\n8,9,10,11\n"));
+    // Floats in their shortest exact text, specials by name; a column of a packed tensor.
+    const TensorInfo &f16 = tensor(tensorName(DType::F16));
+    QVERIFY(exportCsv(out(u"f16.csv"_s).toStdString(), m_source, f16.dtype, m_file->tensorBytes(f16),
+        wholeView(f16.shape), error));
+    QFile f16File(out(u"f16.csv"_s));
+    QVERIFY(f16File.open(QIODevice::ReadOnly));
+    QCOMPARE(f16File.readAll(), QByteArray("0,-0,inf,-inf,nan,5.960464477539063e-08,1,-2\n"));
+    const TensorInfo &cube = tensor("empty");
+    QVERIFY(exportCsv(out(u"empty.csv"_s).toStdString(), m_source, cube.dtype, m_file->tensorBytes(cube),
+        wholeView(cube.shape), error));
+    const std::vector<std::uint64_t> threeAxes { 1, 1, 1 };
+    QVERIFY(
+        !exportCsv(out(u"never.csv"_s).toStdString(), m_source, DType::F32, {}, wholeView(threeAxes), error));
+    QVERIFY(QString::fromStdString(error).contains(u"one or two axes"_s));
+    QVERIFY(!QFile::exists(out(u"never.csv"_s)));
 }
 
 QTEST_GUILESS_MAIN(tst_ValuesExport)
