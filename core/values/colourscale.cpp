@@ -98,7 +98,20 @@ std::vector<Rgb> cellColours(const HeatmapSummary &summary, const ColourScale &s
 
 ColourScale scaleFor(const HeatmapSummary &summary, bool symmetric)
 {
-    const auto range = summary.finiteRange();
+    // The range of what is drawn, the cells' means: the extremes of single elements would wash
+    // a downsampled picture out to the middle of the bar.
+    std::optional<std::pair<double, double>> range;
+    for (std::uint32_t i = 0; i < summary.cellRows; ++i) {
+        for (std::uint32_t j = 0; j < summary.cellCols; ++j) {
+            if (summary.finite(i, j) == 0)
+                continue;
+            const double mean = summary.mean[summary.cellIndex(i, j)];
+            if (!range)
+                range = std::pair { mean, mean };
+            range->first = std::min(range->first, mean);
+            range->second = std::max(range->second, mean);
+        }
+    }
     return range ? ColourScale::forRange(range->first, range->second, symmetric) : ColourScale {};
 }
 

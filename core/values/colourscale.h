@@ -3,6 +3,7 @@
 #include "core/values/heatmap.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace stb {
@@ -40,7 +41,7 @@ Rgb cellColour(const HeatmapSummary &summary, std::uint32_t i, std::uint32_t j, 
 std::vector<Rgb> cellColours(const HeatmapSummary &summary, const ColourScale &scale);
 static_assert(sizeof(Rgb) == 3, "cellColours is used as a packed RGB888 image");
 
-// The scale a summary is drawn with: its finite range (0 … 1 when nothing is finite).
+// The scale a summary is drawn with: the range of its cells' means (0 … 1 when nothing is finite).
 ColourScale scaleFor(const HeatmapSummary &summary, bool symmetric);
 
 } // namespace stb
