@@ -4,6 +4,8 @@
 #include "core/format/writer.h"
 #include "tests/support/inspectprocess.h"
 
+#include "tests/support/testfiles.h"
+
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -25,13 +27,6 @@ namespace {
 test::InspectRun inspect(const QStringList &arguments)
 {
     return test::runInspect(arguments, 60000);
-}
-
-std::vector<std::byte> floats(const std::vector<float> &values)
-{
-    std::vector<std::byte> bytes(values.size() * 4);
-    std::memcpy(bytes.data(), values.data(), bytes.size());
-    return bytes;
 }
 
 } // namespace
@@ -63,8 +58,8 @@ void tst_InspectValues::initTestCase()
     const std::vector<TensorSpec> specs { { "w", DType::F32, { 3, 4 } },
         { "cube", DType::F32, { 2, 2, 3 } } };
     const std::vector<std::vector<std::byte>> data {
-        floats({ 0.1f, -2, 3, nan, 5, inf, -7, 8, -inf, 10, 11, -12 }),
-        floats({ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }),
+        test::floatBytes({ 0.1f, -2, 3, nan, 5, inf, -7, 8, -inf, 10, 11, -12 }),
+        test::floatBytes({ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }),
     };
     std::string error;
     QVERIFY2(writeFile(m_file.toStdString(), specs, data, {}, error), error.c_str());

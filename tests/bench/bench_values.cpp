@@ -21,8 +21,10 @@
 #include <thread>
 
 using namespace stb;
+using stb::bench::anonymousKb;
 using stb::bench::capture;
 using stb::bench::medianMs;
+using stb::bench::parallelSum;
 
 namespace {
 
@@ -45,48 +47,6 @@ void fillEmbedding(std::span<std::byte> out)
         std::memcpy(&bits, &table[state & 0xFFFFF], 4);
         p[i] = static_cast<std::uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
     }
-}
-
-std::uint64_t sumWords(const std::byte *data, std::size_t words)
-{
-    const auto *p = reinterpret_cast<const std::uint64_t *>(data);
-    std::uint64_t a = 0, b = 0, c = 0, d = 0;
-    std::size_t i = 0;
-    for (; i + 4 <= words; i += 4)
-        a += p[i], b += p[i + 1], c += p[i + 2], d += p[i + 3];
-    for (; i < words; ++i)
-        a += p[i];
-    return a + b + c + d;
-}
-
-std::uint64_t parallelSum(std::span<const std::byte> bytes, unsigned threads)
-{
-    const std::size_t words = bytes.size() / 8;
-    std::vector<std::uint64_t> sums(threads, 0);
-    std::vector<std::thread> pool;
-    const std::size_t share = (words + threads - 1) / threads;
-    for (unsigned t = 0; t < threads; ++t) {
-        const std::size_t begin = std::min(words, t * share), end = std::min(words, begin + share);
-        pool.emplace_back([&, t, begin, end] { sums[t] = sumWords(bytes.data() + begin * 8, end - begin); });
-    }
-    for (auto &t : pool)
-        t.join();
-    std::uint64_t total = 0;
-    for (auto s : sums)
-        total += s;
-    return total;
-}
-
-long anonymousKb()
-{
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    long anon = 0;
-    while (std::getline(status, line)) {
-        if (line.rfind("RssAnon:", 0) == 0)
-            anon = std::stol(line.substr(8));
-    }
-    return anon;
 }
 
 // The same summary in NumPy: per band of rows (one cell row), BF16 widened to float32, then

@@ -7,6 +7,7 @@
 #include "core/values/csvexport.h"
 #include "core/values/npyexport.h"
 #include "core/values/slicespec.h"
+#include "tests/support/testfiles.h"
 
 #include <QDir>
 #include <QFile>
@@ -27,22 +28,6 @@ using namespace Qt::StringLiterals;
 using namespace stb;
 
 namespace {
-
-// Codes packed as the format stores them: element i in bits [i·w, (i+1)·w), little-endian.
-std::vector<std::byte> pack(DType dtype, const std::vector<std::uint64_t> &codes)
-{
-    const unsigned w = dtypeBits(dtype);
-    std::vector<std::byte> bytes((codes.size() * w + 7) / 8);
-    for (std::size_t i = 0; i < codes.size(); ++i) {
-        for (unsigned b = 0; b < w; ++b) {
-            if ((codes[i] >> b) & 1) {
-                const std::size_t bit = i * w + b;
-                bytes[bit / 8] |= std::byte(1u << (bit % 8));
-            }
-        }
-    }
-    return bytes;
-}
 
 // Special codes of each dtype (NaN, ±Inf, ±0, the smallest subnormal, a normal value), padded to
 // an even count so that sub-byte tensors fill whole bytes.
@@ -194,16 +179,16 @@ void tst_ValuesExport::initTestCase()
     for (const DTypeInfo &info : allDTypes()) {
         const auto codes = specialCodes(info.dtype);
         specs.push_back({ tensorName(info.dtype), info.dtype, { codes.size() } });
-        data.push_back(pack(info.dtype, codes));
+        data.push_back(test::packCodes(info.dtype, codes));
     }
     specs.push_back({ "scalar", DType::F32, {} });
-    data.push_back(pack(DType::F32, { 0xC0490FDB })); // -pi
+    data.push_back(test::packCodes(DType::F32, { 0xC0490FDB })); // -pi
     specs.push_back({ "empty", DType::BF16, { 0, 3 } });
     data.push_back({});
     specs.push_back({ "matrix", DType::I32, { 3, 4 } });
-    data.push_back(pack(DType::I32, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 }));
+    data.push_back(test::packCodes(DType::I32, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 }));
     specs.push_back({ "packed", DType::F4, { 2, 4 } });
-    data.push_back(pack(DType::F4, { 0, 1, 2, 3, 4, 5, 6, 7 }));
+    data.push_back(test::packCodes(DType::F4, { 0, 1, 2, 3, 4, 5, 6, 7 }));
     m_source = m_dir.filePath(u"model.safetensors"_s).toStdString();
     std::string error;
     QVERIFY2(writeFile(m_source, specs, data, {}, error), error.c_str());
@@ -259,7 +244,7 @@ void tst_ValuesExport::everyDType()
     const NpyEncoding encoding = npyEncoding(d, raw);
     QCOMPARE(npy.descr, QByteArray::fromStdString(encoding.descr));
     QCOMPARE(qsizetype(npy.data.size()), qsizetype(codes.size() * encoding.itemSize));
-    const std::vector<std::byte> source = pack(d, codes);
+    const std::vector<std::byte> source = test::packCodes(d, codes);
     const bool narrowFloat = d == DType::BF16 || d == DType::F4 || d == DType::F6_E2M3 || d == DType::F6_E3M2
         || (dtypeBits(d) == 8 && dtypeInfo(d).kind == DTypeKind::Float);
     QCOMPARE(encoding.converted, narrowFloat && !raw);
@@ -319,7 +304,8 @@ void tst_ValuesExport::loadsInNumpy()
                         qPrintable(name + u" element "_s + QString::number(i) + u": "_s + value));
                 } else {
                     QCOMPARE(value,
-                        QString::fromStdString(formatElement(info.dtype, pack(info.dtype, codes), i))
+                        QString::fromStdString(
+                            formatElement(info.dtype, test::packCodes(info.dtype, codes), i))
                             .replace(u"true"_s, u"1"_s)
                             .replace(u"false"_s, u"0"_s));
                 }

@@ -5,6 +5,7 @@
 #include "core/values/slicespec.h"
 #include "core/values/stridedview.h"
 #include "core/values/valuereader.h"
+#include "tests/support/testfiles.h"
 
 #include <QTest>
 
@@ -22,22 +23,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// Codes packed as the format stores them: element i in bits [i·w, (i+1)·w), little-endian.
-std::vector<std::byte> pack(DType dtype, const std::vector<std::uint64_t> &codes)
-{
-    const unsigned w = dtypeBits(dtype);
-    std::vector<std::byte> bytes((codes.size() * w + 7) / 8);
-    for (std::size_t i = 0; i < codes.size(); ++i) {
-        for (unsigned b = 0; b < w; ++b) {
-            if ((codes[i] >> b) & 1) {
-                const std::size_t bit = i * w + b;
-                bytes[bit / 8] |= std::byte(1u << (bit % 8));
-            }
-        }
-    }
-    return bytes;
-}
 
 bool sameValue(double a, double b)
 {
@@ -116,7 +101,7 @@ void tst_ValueSlice::decodeEveryDType()
     std::vector<std::uint64_t> repeated;
     for (int k = 0; k < 5; ++k)
         repeated.insert(repeated.end(), codes.begin(), codes.end());
-    const std::vector<std::byte> bytes = pack(dtype, repeated);
+    const std::vector<std::byte> bytes = test::packCodes(dtype, repeated);
     QCOMPARE(elementsIn(dtype, bytes) >= repeated.size(), true);
     std::vector<double> values(repeated.size());
     QVERIFY(readStrided(dtype, bytes, 0, 1, repeated.size(), values.data()));
@@ -136,7 +121,7 @@ void tst_ValueSlice::decodeEveryDType()
 
 void tst_ValueSlice::stridedReadsStayInBounds()
 {
-    const std::vector<std::byte> bytes = pack(DType::F32, { 0, 0, 0, 0, 0, 0 }); // 6 floats
+    const std::vector<std::byte> bytes = test::packCodes(DType::F32, { 0, 0, 0, 0, 0, 0 }); // 6 floats
     double out[8];
     QVERIFY(readStrided(DType::F32, bytes, 0, 5, 2, out)); // elements 0 and 5
     QVERIFY(!readStrided(DType::F32, bytes, 0, 6, 2, out)); // element 6 is past the end
@@ -259,7 +244,7 @@ void tst_ValueSlice::everyPlaneOf4D()
     std::vector<std::uint64_t> codes(3 * 4 * 5 * 6);
     for (std::size_t i = 0; i < codes.size(); ++i)
         codes[i] = i;
-    const std::vector<std::byte> bytes = pack(DType::I32, codes);
+    const std::vector<std::byte> bytes = test::packCodes(DType::I32, codes);
     const auto flatOf
         = [&](const std::uint64_t(&idx)[4]) { return ((idx[0] * 4 + idx[1]) * 5 + idx[2]) * 6 + idx[3]; };
     int planes = 0;

@@ -7,6 +7,8 @@
 #include "core/values/locate.h"
 #include "core/values/stridedview.h"
 
+#include "tests/support/testfiles.h"
+
 #include <QTest>
 
 #include <cmath>
@@ -23,13 +25,6 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::uint64_t kLocateChunk = std::uint64_t(1) << 20; // locate's chunk, to plant across it
-
-std::vector<std::byte> floatBytes(const std::vector<float> &values)
-{
-    std::vector<std::byte> bytes(values.size() * 4);
-    std::memcpy(bytes.data(), values.data(), bytes.size());
-    return bytes;
-}
 
 std::vector<float> noise(std::size_t n, unsigned seed)
 {
@@ -97,7 +92,7 @@ void tst_ValuesSummary::locatePlanted()
         planted[position] = plant.value;
         if (position + 5 < n)
             planted[position + 5] = plant.value;
-        const auto result = locateValues(DType::F32, floatBytes(planted), n, {}, {}, threads);
+        const auto result = locateValues(DType::F32, test::floatBytes(planted), n, {}, {}, threads);
         QVERIFY(result);
         QCOMPARE(result->count, n);
         const auto &found = (*result).*plant.slot;
@@ -115,7 +110,7 @@ void tst_ValuesSummary::locateTiesAndKinds()
     // Brute force over a small tensor of every kind of value, several dtypes' worth of them.
     std::vector<float> values { 3, -0.0f, 0.0f, -3, float(kNaN), 3, float(-kInf), float(kInf), -3,
         float(kNaN), 1 };
-    const auto result = locateValues(DType::F32, floatBytes(values), values.size());
+    const auto result = locateValues(DType::F32, test::floatBytes(values), values.size());
     QVERIFY(result);
     QCOMPARE(result->max->index, 0u); // 3 at 0 and 5
     QCOMPARE(result->min->index, 3u); // -3 at 3 and 8
@@ -126,12 +121,12 @@ void tst_ValuesSummary::locateTiesAndKinds()
     QCOMPARE(result->firstNegInf->index, 6u);
 
     const std::vector<float> zeros { -0.0f, 0.0f };
-    const auto zero = locateValues(DType::F32, floatBytes(zeros), 2);
+    const auto zero = locateValues(DType::F32, test::floatBytes(zeros), 2);
     QCOMPARE(zero->min->index, 0u);
     QCOMPARE(zero->max->index, 0u); // -0 and +0 are equal: the first wins
 
     const std::vector<float> nothingFinite { float(kNaN), float(kInf) };
-    const auto special = locateValues(DType::F32, floatBytes(nothingFinite), 2);
+    const auto special = locateValues(DType::F32, test::floatBytes(nothingFinite), 2);
     QVERIFY(!special->min && !special->max && !special->absMax && !special->firstNegInf);
 
     const std::vector<std::byte> i8 { std::byte(0x05), std::byte(0x80), std::byte(0x7F), std::byte(0x80) };
@@ -148,7 +143,7 @@ void tst_ValuesSummary::locateTiesAndKinds()
 
 void tst_ValuesSummary::locateStopsAndRefusesShortData()
 {
-    const std::vector<std::byte> bytes = floatBytes(noise(1000, 1));
+    const std::vector<std::byte> bytes = test::floatBytes(noise(1000, 1));
     std::stop_source stop;
     stop.request_stop();
     QVERIFY(!locateValues(DType::F32, bytes, 1000, stop.get_token()));
@@ -194,7 +189,7 @@ void tst_ValuesSummary::heatmapMatchesBruteForce()
     };
 
     const auto summary
-        = summarizeHeatmap(DType::F32, floatBytes(values), view, cellRows, cellCols, error, {}, {}, 3);
+        = summarizeHeatmap(DType::F32, test::floatBytes(values), view, cellRows, cellCols, error, {}, {}, 3);
     QVERIFY2(summary, error.c_str());
     const std::uint64_t H = std::min<std::uint64_t>(cellRows, R), W = std::min<std::uint64_t>(cellCols, C);
     QCOMPARE(summary->rows, R);
@@ -252,7 +247,7 @@ void tst_ValuesSummary::heatmapShapes()
     // A 1-D tensor is one row: a strip.
     const std::vector<float> line { 1, 2, 3, 4, 5, 6, 7 };
     const std::vector<std::uint64_t> lineShape { 7 };
-    auto strip = summarizeHeatmap(DType::F32, floatBytes(line), wholeView(lineShape), 4, 3, error);
+    auto strip = summarizeHeatmap(DType::F32, test::floatBytes(line), wholeView(lineShape), 4, 3, error);
     QVERIFY(strip);
     QCOMPARE(strip->cellRows, 1u);
     QCOMPARE(strip->cellCols, 3u);
@@ -265,11 +260,11 @@ void tst_ValuesSummary::heatmapShapes()
     const std::vector<std::uint64_t> cubeShape { 2, 3, 4 };
     const std::uint64_t fixed[3] = { 0, 1, 0 };
     const auto plane = summarizeHeatmap(
-        DType::F32, floatBytes(cube), *planeView(cubeShape, 0, 2, fixed, error), 2, 1, error);
+        DType::F32, test::floatBytes(cube), *planeView(cubeShape, 0, 2, fixed, error), 2, 1, error);
     QVERIFY(plane);
     QCOMPARE(plane->min[0], 4.0); // row 0 of the plane: elements 4..7
     QCOMPARE(plane->max[1], 19.0); // row 1: elements 16..19
-    QVERIFY(!summarizeHeatmap(DType::F32, floatBytes(cube), wholeView(cubeShape), 2, 2, error));
+    QVERIFY(!summarizeHeatmap(DType::F32, test::floatBytes(cube), wholeView(cubeShape), 2, 2, error));
     QVERIFY(QString::fromStdString(error).contains(u"two axes"_s));
     // An empty tensor has no cells; a scalar one.
     const std::vector<std::uint64_t> emptyShape { 0, 5 };
@@ -277,14 +272,14 @@ void tst_ValuesSummary::heatmapShapes()
     QVERIFY(empty && empty->cellRows == 0 && empty->mean.empty());
     const std::vector<float> one { -2 };
     const auto scalar = summarizeHeatmap(
-        DType::F32, floatBytes(one), wholeView(std::vector<std::uint64_t> {}), 8, 8, error);
+        DType::F32, test::floatBytes(one), wholeView(std::vector<std::uint64_t> {}), 8, 8, error);
     QVERIFY(scalar && scalar->cellRows == 1 && scalar->cellCols == 1 && scalar->mean[0] == -2);
 }
 
 void tst_ValuesSummary::heatmapStopsAndRefusesShortData()
 {
     const std::vector<std::uint64_t> shape { 100, 100 };
-    const std::vector<std::byte> bytes = floatBytes(noise(100 * 100, 2));
+    const std::vector<std::byte> bytes = test::floatBytes(noise(100 * 100, 2));
     std::string error;
     std::stop_source stop;
     stop.request_stop();
@@ -325,7 +320,8 @@ void tst_ValuesSummary::colours()
     std::vector<float> values { 1, float(kNaN), 2, float(kInf), 3, float(-kInf), 1, 2 };
     const std::vector<std::uint64_t> shape { 1, 8 };
     std::string error;
-    const auto summary = summarizeHeatmap(DType::F32, floatBytes(values), wholeView(shape), 1, 4, error);
+    const auto summary
+        = summarizeHeatmap(DType::F32, test::floatBytes(values), wholeView(shape), 1, 4, error);
     QCOMPARE(cellColour(*summary, 0, 0, positive), kNaNColour); // a NaN among finite values shows
     QCOMPARE(cellColour(*summary, 0, 1, positive), kPosInfColour);
     QCOMPARE(cellColour(*summary, 0, 2, positive), kNegInfColour);

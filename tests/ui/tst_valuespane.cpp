@@ -11,6 +11,8 @@
 #include "ui/values/valuespane.h"
 #include "ui/values/valuetablemodel.h"
 
+#include "tests/support/testfiles.h"
+
 #include <QAbstractItemModelTester>
 #include <QItemSelectionModel>
 #include <QSignalSpy>
@@ -26,13 +28,6 @@ using namespace Qt::StringLiterals;
 using namespace stb;
 
 namespace {
-
-std::vector<std::byte> floats(const std::vector<float> &values)
-{
-    std::vector<std::byte> out(values.size() * sizeof(float));
-    std::memcpy(out.data(), values.data(), out.size());
-    return out;
-}
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -69,7 +64,8 @@ void tst_ValuesPane::initTestCase()
     cube[0] = 0.25f;
     const std::vector<TensorSpec> specs { { "cube", DType::F32, { 2, 3, 4 } },
         { "grid", DType::F32, { 2, 2 } }, { "line", DType::I8, { 5 } } };
-    const std::vector<std::vector<std::byte>> data { floats(cube), floats({ -1, kNaN, 1, 0.5f }),
+    const std::vector<std::vector<std::byte>> data { test::floatBytes(cube),
+        test::floatBytes({ -1, kNaN, 1, 0.5f }),
         { std::byte(1), std::byte(0x80), std::byte(3), std::byte(0), std::byte(0x7F) } };
     const std::string path = m_dir.filePath(u"v.safetensors"_s).toStdString();
     std::string error;
