@@ -75,6 +75,7 @@ private:
     HeatmapView *m_view;
     std::vector<Region> m_regions; // the plane, then each zoom
     QTimer m_refreshTimer; // a resize settles before a new summary starts
+    QString m_shownKey; // the cache key of the summary on screen
     QCache<QString, std::shared_ptr<const HeatmapSummary>> m_cache;
     JobTracker<HeatmapSummary> m_job; // last: cancelled and waited for first
 };
