@@ -115,6 +115,10 @@ QString ValueTableModel::valueText(DType dtype, double value, int digits)
     std::to_chars_result result;
     if (kind == DTypeKind::Signed || kind == DTypeKind::Unsigned)
         result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, 0);
+    else if (digits <= 0 && dtype != DType::F64)
+        // Every narrower float is exactly a float: its shortest text as a float reads back to it
+        // (as a double it would print 17 digits of binary noise).
+        result = std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(value));
     else if (digits <= 0)
         result = std::to_chars(buffer, buffer + sizeof buffer, value); // shortest round trip
     else
