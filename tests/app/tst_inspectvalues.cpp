@@ -4,7 +4,7 @@
 #include "core/format/writer.h"
 #include "tests/support/inspectprocess.h"
 
-#include "tests/support/testfiles.h"
+#include "tests/support/valuedata.h"
 
 #include <QDir>
 #include <QFile>

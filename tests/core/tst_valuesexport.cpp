@@ -7,7 +7,7 @@
 #include "core/values/csvexport.h"
 #include "core/values/npyexport.h"
 #include "core/values/slicespec.h"
-#include "tests/support/testfiles.h"
+#include "tests/support/valuedata.h"
 
 #include <QDir>
 #include <QFile>

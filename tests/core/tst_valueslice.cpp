@@ -5,7 +5,7 @@
 #include "core/values/slicespec.h"
 #include "core/values/stridedview.h"
 #include "core/values/valuereader.h"
-#include "tests/support/testfiles.h"
+#include "tests/support/valuedata.h"
 
 #include <QTest>
 

@@ -7,7 +7,7 @@
 #include "core/values/locate.h"
 #include "core/values/stridedview.h"
 
-#include "tests/support/testfiles.h"
+#include "tests/support/valuedata.h"
 
 #include <QTest>
 

@@ -17,35 +17,11 @@ std::vector<std::byte> bytesOf(std::string_view text)
     return out;
 }
 
-std::vector<std::byte> floatBytes(const std::vector<float> &values)
-{
-    std::vector<std::byte> out(values.size() * sizeof(float));
-    if (!values.empty())
-        std::memcpy(out.data(), values.data(), out.size());
-    return out;
-}
-
-std::vector<std::byte> packCodes(DType dtype, const std::vector<std::uint64_t> &codes)
-{
-    const unsigned w = dtypeBits(dtype);
-    std::vector<std::byte> bytes((codes.size() * w + 7) / 8);
-    for (std::size_t i = 0; i < codes.size(); ++i) {
-        for (unsigned b = 0; b < w; ++b) {
-            if ((codes[i] >> b) & 1) {
-                const std::size_t bit = i * w + b;
-                bytes[bit / 8] |= std::byte(1u << (bit % 8));
-            }
-        }
-    }
-    return bytes;
-}
-
-std::vector<std::byte> rawFile(
-    std::string_view headerJson, std::size_t dataBytes, unsigned char fill, long long lengthOverride)
+std::vector<std::byte> rawFile(std::string_view headerJson, std::size_t dataBytes, unsigned char fill,
+                               long long lengthOverride)
 {
     std::vector<std::byte> out(8);
-    const std::uint64_t n
-        = lengthOverride >= 0 ? static_cast<std::uint64_t>(lengthOverride) : headerJson.size();
+    const std::uint64_t n = lengthOverride >= 0 ? static_cast<std::uint64_t>(lengthOverride) : headerJson.size();
     for (int i = 0; i < 8; ++i)
         out[static_cast<std::size_t>(i)] = static_cast<std::byte>((n >> (8 * i)) & 0xFF);
     const auto header = bytesOf(headerJson);
@@ -87,7 +63,7 @@ SampleModel makeSampleModel(int layers, int hidden)
     std::normal_distribution<float> normal(0.0f, 0.02f);
     const auto h = static_cast<std::uint64_t>(hidden);
     auto add = [&](std::string name, DType dtype, std::vector<std::uint64_t> shape, float constant = NAN) {
-        TensorSpec spec { std::move(name), dtype, std::move(shape) };
+        TensorSpec spec{std::move(name), dtype, std::move(shape)};
         TensorInfo info;
         info.dtype = spec.dtype;
         info.shape = spec.shape;
@@ -107,23 +83,23 @@ SampleModel makeSampleModel(int layers, int hidden)
         model.data.push_back(std::move(bytes));
     };
     const std::uint64_t vocab = 256;
-    add("model.embed_tokens.weight", DType::BF16, { vocab, h });
+    add("model.embed_tokens.weight", DType::BF16, {vocab, h});
     for (int l = 0; l < layers; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".";
-        add(p + "input_layernorm.weight", DType::F32, { h }, 1.0f);
-        add(p + "self_attn.q_proj.weight", DType::BF16, { h, h });
-        add(p + "self_attn.k_proj.weight", DType::BF16, { h / 2, h });
-        add(p + "self_attn.v_proj.weight", DType::BF16, { h / 2, h });
-        add(p + "self_attn.o_proj.weight", DType::BF16, { h, h });
-        add(p + "post_attention_layernorm.weight", DType::F32, { h }, 1.0f);
-        add(p + "mlp.gate_proj.weight", DType::BF16, { 4 * h, h });
-        add(p + "mlp.up_proj.weight", DType::BF16, { 4 * h, h });
-        add(p + "mlp.down_proj.weight", DType::BF16, { h, 4 * h });
+        add(p + "input_layernorm.weight", DType::F32, {h}, 1.0f);
+        add(p + "self_attn.q_proj.weight", DType::BF16, {h, h});
+        add(p + "self_attn.k_proj.weight", DType::BF16, {h / 2, h});
+        add(p + "self_attn.v_proj.weight", DType::BF16, {h / 2, h});
+        add(p + "self_attn.o_proj.weight", DType::BF16, {h, h});
+        add(p + "post_attention_layernorm.weight", DType::F32, {h}, 1.0f);
+        add(p + "mlp.gate_proj.weight", DType::BF16, {4 * h, h});
+        add(p + "mlp.up_proj.weight", DType::BF16, {4 * h, h});
+        add(p + "mlp.down_proj.weight", DType::BF16, {h, 4 * h});
     }
-    add("model.norm.weight", DType::F32, { h }, 1.0f);
-    add("lm_head.weight", DType::BF16, { vocab, h });
-    add("model.rotary_emb.position_ids", DType::I64, { 1, 64 });
-    model.metadata = { { "format", "pt" }, { "generator", "safetensors-browser sample" } };
+    add("model.norm.weight", DType::F32, {h}, 1.0f);
+    add("lm_head.weight", DType::BF16, {vocab, h});
+    add("model.rotary_emb.position_ids", DType::I64, {1, 64});
+    model.metadata = {{"format", "pt"}, {"generator", "safetensors-browser sample"}};
     return model;
 }
 

@@ -3,7 +3,6 @@
 #include "core/format/writer.h"
 
 #include <cstddef>
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,13 +13,9 @@ namespace stb::test {
 std::vector<std::byte> bytesOf(std::string_view text);
 // A file as the format lays it out: 8-byte little-endian length, the header, then `dataBytes`
 // bytes of `fill`. The length written is the header's size unless `lengthOverride` is given.
-std::vector<std::byte> rawFile(std::string_view headerJson, std::size_t dataBytes = 0, unsigned char fill = 0,
-    long long lengthOverride = -1);
+std::vector<std::byte> rawFile(std::string_view headerJson, std::size_t dataBytes = 0,
+                               unsigned char fill = 0, long long lengthOverride = -1);
 bool writeBytes(const std::string &path, const std::vector<std::byte> &bytes);
-// Tensor data from values or codes, as the format stores them: floats little-endian; codes of
-// any dtype packed as element i in bits [i·w, (i+1)·w) (sub-byte dtypes share bytes).
-std::vector<std::byte> floatBytes(const std::vector<float> &values);
-std::vector<std::byte> packCodes(DType dtype, const std::vector<std::uint64_t> &codes);
 
 // A small transformer-shaped model (embeddings, `layers` blocks of attention and MLP weights,
 // a norm and an lm_head) in mixed dtypes with deterministic pseudo-random values.

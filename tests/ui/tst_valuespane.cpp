@@ -11,7 +11,7 @@
 #include "ui/values/valuespane.h"
 #include "ui/values/valuetablemodel.h"
 
-#include "tests/support/testfiles.h"
+#include "tests/support/valuedata.h"
 
 #include <QAbstractItemModelTester>
 #include <QItemSelectionModel>
