@@ -12,7 +12,7 @@ namespace stb {
 
 namespace {
 
-constexpr std::uint64_t kChunkElements = std::uint64_t(1) << 20;
+constexpr std::uint64_t kLocateChunk = std::uint64_t(1) << 20;
 constexpr std::uint64_t kBlock = 2048; // decoded at a time, on the stack
 
 // Keeps `slot` at the earliest (index, value) for which `better` holds strictly, so that the
@@ -127,7 +127,7 @@ std::optional<LocateResult> locateValues(DType dtype, std::span<const std::byte>
 {
     if (elementsIn(dtype, bytes) < elements)
         return std::nullopt;
-    const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
+    const std::uint64_t chunks = (elements + kLocateChunk - 1) / kLocateChunk;
     // One result per worker: a worker's chunks come in increasing order, and merging keeps the
     // lower index on ties, so memory stays constant whatever the tensor's size.
     const unsigned workers = threadCount(threads);
@@ -137,8 +137,8 @@ std::optional<LocateResult> locateValues(DType dtype, std::span<const std::byte>
     const bool finished = parallelFor(chunks, workers, [&](std::uint64_t c, unsigned worker) {
         if (stop.stop_requested())
             return false;
-        const std::uint64_t first = c * kChunkElements;
-        ChunkJob job { dtype, bytes.data(), first, std::min(kChunkElements, elements - first),
+        const std::uint64_t first = c * kLocateChunk;
+        ChunkJob job { dtype, bytes.data(), first, std::min(kLocateChunk, elements - first),
             &perWorker[worker] };
         if (!runGuarded(runChunk, &job))
             return false;
