@@ -18,7 +18,8 @@ QString qt(std::string_view text)
 
 std::string optionSyntax(const OptionSpec &option)
 {
-    std::string syntax = "--" + std::string(option.name);
+    // A one-letter name is a short option (-o), as QCommandLineParser reads it.
+    std::string syntax = (option.name.size() == 1 ? "-" : "--") + std::string(option.name);
     if (!option.valueName.empty())
         syntax += " " + std::string(option.valueName);
     return syntax;
@@ -29,7 +30,7 @@ std::string validOptions(const Command &command)
 {
     std::string list;
     for (const OptionSpec &option : command.options)
-        list += "--" + std::string(option.name) + ", ";
+        list += (option.name.size() == 1 ? "-" : "--") + std::string(option.name) + ", ";
     return list + "-h/--help";
 }
 

@@ -13,6 +13,9 @@ extern const Command kInfoCommand;
 extern const Command kAuditCommand;
 extern const Command kDiffCommand;
 extern const Command kSha256Command;
+extern const Command kLocateCommand;
+extern const Command kHeatmapCommand;
+extern const Command kExportCommand;
 
 std::span<const Command *const> commands()
 {
@@ -22,6 +25,9 @@ std::span<const Command *const> commands()
         &kAuditCommand,
         &kDiffCommand,
         &kSha256Command,
+        &kLocateCommand,
+        &kHeatmapCommand,
+        &kExportCommand,
     };
     return table;
 }

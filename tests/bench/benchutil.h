@@ -2,21 +2,26 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
+#include <fstream>
+#include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace stb::bench {
 
 // Median wall time in milliseconds of `runs` calls of fn.
-template<typename Fn>
-double medianMs(int runs, Fn &&fn)
+template<typename Fn> double medianMs(int runs, Fn &&fn)
 {
     std::vector<double> times;
     for (int i = 0; i < runs; ++i) {
         const auto start = std::chrono::steady_clock::now();
         fn();
-        times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        times.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
@@ -34,6 +39,53 @@ inline std::string capture(const std::string &command)
         ::pclose(pipe);
     }
     return out;
+}
+
+// Shared by the benchmarks: the raw read of a mapping and the anonymous memory in use.
+// Sum of 64-bit words over [begin, end): what any reader of the bytes must at least do.
+inline std::uint64_t sumWords(const std::byte *data, std::size_t words)
+{
+    const auto *p = reinterpret_cast<const std::uint64_t *>(data);
+    std::uint64_t a = 0, b = 0, c = 0, d = 0;
+    std::size_t i = 0;
+    for (; i + 4 <= words; i += 4)
+        a += p[i], b += p[i + 1], c += p[i + 2], d += p[i + 3];
+    for (; i < words; ++i)
+        a += p[i];
+    return a + b + c + d;
+}
+
+inline std::uint64_t parallelSum(std::span<const std::byte> bytes, unsigned threads)
+{
+    const std::size_t words = bytes.size() / 8;
+    std::vector<std::uint64_t> sums(threads, 0);
+    std::vector<std::thread> pool;
+    const std::size_t share = (words + threads - 1) / threads;
+    for (unsigned t = 0; t < threads; ++t) {
+        const std::size_t begin = std::min(words, t * share), end = std::min(words, begin + share);
+        pool.emplace_back([&, t, begin, end] { sums[t] = sumWords(bytes.data() + begin * 8, end - begin); });
+    }
+    for (auto &t : pool)
+        t.join();
+    std::uint64_t total = 0;
+    for (auto s : sums)
+        total += s;
+    return total;
+}
+
+// Anonymous resident memory (VmRSS minus file-backed pages) in kB, from /proc/self/status.
+inline long anonymousKb()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    long anon = 0, shmem = 0;
+    while (std::getline(status, line)) {
+        if (line.rfind("RssAnon:", 0) == 0)
+            anon = std::stol(line.substr(8));
+        else if (line.rfind("RssShmem:", 0) == 0)
+            shmem = std::stol(line.substr(9));
+    }
+    return anon + shmem;
 }
 
 } // namespace stb::bench

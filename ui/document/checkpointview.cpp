@@ -13,6 +13,8 @@
 #include "ui/shell/sha256dialog.h"
 #include "ui/document/tensorfiltermodel.h"
 #include "ui/document/tensortreemodel.h"
+#include "ui/values/heatmappane.h"
+#include "ui/values/valuespane.h"
 
 #include <QAction>
 #include <QApplication>
@@ -201,6 +203,16 @@ void CheckpointView::createPanes()
     m_panes->addTab(m_diagnostics, problems ? tr("Diagnostics (%1)").arg(problems) : tr("Diagnostics"));
     m_histogram = new HistogramPane(m_checkpoint, m_panes);
     m_panes->addTab(m_histogram, tr("Histogram"));
+    m_values = new ValuesPane(m_checkpoint, m_panes);
+    m_panes->addTab(m_values, tr("Values"));
+    m_heatmap = new HeatmapPane(m_checkpoint, m_panes);
+    m_panes->addTab(m_heatmap, tr("Heatmap"));
+    connect(m_values, &ValuesPane::byteRequested, this,
+            [this](quint64 offset, int shard) { jumpToOffset(offset, shard, QString()); });
+    connect(m_heatmap, &HeatmapPane::elementActivated, this, [this](quint64 flat) {
+        setCurrentPane(ValuesTab);
+        m_values->goToElement(flat);
+    });
     m_dirty.assign(static_cast<std::size_t>(m_panes->count()), true);
     connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::updatePane);
     connect(m_diagnostics, &DiagnosticsPane::offsetActivated, this, &CheckpointView::jumpToOffset);
@@ -277,6 +289,12 @@ void CheckpointView::updatePane(int pane)
         break;
     case HistogramTab:
         m_histogram->showTensor(tensor);
+        break;
+    case ValuesTab:
+        m_values->showTensor(tensor);
+        break;
+    case HeatmapTab:
+        m_heatmap->showTensor(tensor);
         break;
     default:
         break;

@@ -20,6 +20,7 @@ namespace stb {
 
 class AuditView;
 class DiagnosticsPane;
+class HeatmapPane;
 class HexPane;
 class HistogramPane;
 class LayoutMapView;
@@ -28,6 +29,7 @@ class MetadataPane;
 class OverviewPane;
 class TensorFilterModel;
 class TensorTreeModel;
+class ValuesPane;
 
 // One open checkpoint: the tensor tree with its filter on the left, the panes for the selection
 // on the right. Panes compute only when shown: a selection change updates the visible pane and
@@ -35,7 +37,7 @@ class TensorTreeModel;
 class CheckpointView : public QWidget {
     Q_OBJECT
 public:
-    enum Pane { OverviewTab, LayoutTab, HexTab, MetadataTab, DiagnosticsTab, HistogramTab };
+    enum Pane { OverviewTab, LayoutTab, HexTab, MetadataTab, DiagnosticsTab, HistogramTab, ValuesTab, HeatmapTab };
 
     CheckpointView(
         std::shared_ptr<const Checkpoint> checkpoint, const QString &title, QWidget *parent = nullptr);
@@ -71,6 +73,8 @@ public:
     LayoutMapView *layoutMap() const { return m_layoutMap; }
     HexPane *hexPane() const { return m_hex; }
     HistogramPane *histogramPane() const { return m_histogram; }
+    ValuesPane *valuesPane() const { return m_values; }
+    HeatmapPane *heatmapPane() const { return m_heatmap; }
     AuditView *auditView() const { return m_audit; }
 
     // Shows the audit panel under the document and scans the whole checkpoint in the background.
@@ -112,6 +116,8 @@ private:
     LayoutMapView *m_layoutMap = nullptr;
     HexPane *m_hex = nullptr;
     HistogramPane *m_histogram = nullptr;
+    ValuesPane *m_values = nullptr;
+    HeatmapPane *m_heatmap = nullptr;
     AuditView *m_audit = nullptr; // a panel under the tree and panes, hidden until an audit runs
     const SafetensorsFile *m_layoutFile = nullptr; // what each file pane shows now
     const SafetensorsFile *m_hexFile = nullptr;

@@ -1,0 +1,75 @@
+#include "command.h"
+#include "tensorselection.h"
+
+#include "core/text/textformat.h"
+#include "core/values/npyexport.h"
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace stb::inspect {
+
+namespace {
+
+const OptionSpec kExportOptions[] = {
+    { "o", "OUT.npy", "The file to write (required); replaced atomically, never the source." },
+    { "raw", "", "BF16, F8, F4 and F6 as their integer codes (uint16/uint8) instead of float32 values." },
+    kSliceOption,
+};
+
+int runExport(const Invocation &invocation)
+{
+    if (!invocation.isSet("o"))
+        return usageError(invocation.command(), "give the file to write with -o OUT.npy");
+    const std::string out = invocation.value("o");
+    const auto selected = selectTensor(invocation);
+    if (!selected)
+        return Findings;
+    const bool raw = invocation.isSet("raw");
+    const DType dtype = selected->info->dtype;
+    const std::uint64_t elements = selected->view.elementCount();
+
+    const bool showProgress = ::isatty(STDERR_FILENO) && elements > (1u << 24);
+    int lastPercent = -1;
+    std::string error;
+    const bool written = exportNpy(out, selected->file->path(), dtype, selected->bytes, selected->view, raw,
+        error, {}, [&](std::uint64_t done, std::uint64_t total) {
+            const int percent = static_cast<int>(100 * done / total);
+            if (showProgress && percent != lastPercent)
+                std::fprintf(stderr, "\rwriting %s: %d%%", out.c_str(), percent);
+            lastPercent = percent;
+        });
+    if (showProgress)
+        std::fprintf(stderr, "\r\033[K");
+    if (!written) {
+        std::fprintf(stderr, "%s: %s\n", out.c_str(), error.c_str());
+        return Findings;
+    }
+    const NpyEncoding encoding = npyEncoding(dtype, raw);
+    std::printf("%s: '%s' %s %s as %s%s%s\n", out.c_str(), printable(selected->info->name).c_str(),
+        std::string(dtypeName(dtype)).c_str(), formatShape(selected->view.shape()).c_str(),
+        encoding.descr.c_str(), encoding.note.empty() ? "" : "; ", encoding.note.c_str());
+    return Ok;
+}
+
+} // namespace
+
+extern const Command kExportCommand {
+    .name = "export",
+    .operands = "FILE NAME",
+    .minFiles = 2,
+    .maxFiles = 2,
+    .summary = "write a tensor (or a --slice of it) to a NumPy .npy file",
+    .help = "Writes tensor NAME of FILE, or the part --slice selects, to a .npy file (format 1.0,\n"
+            "little-endian, C order) that numpy.load reads. Types NumPy has are written as they are;\n"
+            "BF16, the F8 family, F4 and F6 become float32 values (exactly), or with --raw their\n"
+            "integer codes (uint16 for BF16, one uint8 per element otherwise).\n\n"
+            "The file is written to a temporary name beside OUT.npy and renamed when complete: a\n"
+            "failure leaves no partial file.\n\n"
+            "Exit status: 0 written; 1 unknown tensor, bad slice, unreadable bytes or cannot write;\n"
+            "2 usage error.",
+    .options = kExportOptions,
+    .run = runExport,
+};
+
+} // namespace stb::inspect

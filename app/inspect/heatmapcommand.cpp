@@ -1,0 +1,119 @@
+#include "command.h"
+#include "tensorselection.h"
+
+#include "core/text/textformat.h"
+#include "core/values/colourscale.h"
+#include "core/values/heatmap.h"
+#include "core/values/valuesjson.h"
+
+#include <QImage>
+#include <QString>
+
+#include <charconv>
+#include <cstdio>
+#include <unistd.h>
+
+namespace stb::inspect {
+
+namespace {
+
+const OptionSpec kHeatmapOptions[] = {
+    { "size", "HxW", "Cells: H rows by W columns, each 1 to 8192 (clamped to the tensor's sides)." },
+    { "o", "OUT.png", "Write the picture (one pixel per cell, the browser's colours)." },
+    kJsonOption,
+    kSliceOption,
+};
+
+// "HxW" with both in 1 … kMaxHeatmapSide.
+bool parseSize(const std::string &text, std::uint32_t &rows, std::uint32_t &cols)
+{
+    const auto x = text.find('x');
+    if (x == std::string::npos)
+        return false;
+    const auto number = [](std::string_view part, std::uint32_t &out) {
+        const auto result = std::from_chars(part.data(), part.data() + part.size(), out);
+        return result.ec == std::errc() && result.ptr == part.data() + part.size() && out >= 1
+            && out <= kMaxHeatmapSide;
+    };
+    const std::string_view view(text);
+    return number(view.substr(0, x), rows) && number(view.substr(x + 1), cols);
+}
+
+int runHeatmap(const Invocation &invocation)
+{
+    std::uint32_t rows = 0, cols = 0;
+    if (!parseSize(invocation.value("size"), rows, cols))
+        return usageError(
+            invocation.command(), "--size takes HxW, each from 1 to 8192 (e.g. --size 256x256)");
+    const bool json = invocation.isSet(kJsonOption.name);
+    if (!json && !invocation.isSet("o"))
+        return usageError(invocation.command(), "give -o OUT.png, --json or both");
+    const auto selected = selectTensor(invocation);
+    if (!selected)
+        return Findings;
+    if (selected->view.axes.size() > 2) {
+        std::fprintf(stderr, "'%s' %s: a heatmap shows two axes; choose them with --slice (e.g. 0,:,:)\n",
+            printable(selected->info->name).c_str(), formatShape(selected->view.shape()).c_str());
+        return Findings;
+    }
+    const bool showProgress = ::isatty(STDERR_FILENO) && selected->view.elementCount() > (1u << 26);
+    int lastPercent = -1;
+    std::string error;
+    const auto summary = summarizeHeatmap(selected->info->dtype, selected->bytes, selected->view, rows, cols,
+        error, {}, [&](std::uint64_t done, std::uint64_t total) {
+            const int percent = static_cast<int>(100 * done / total);
+            if (showProgress && percent != lastPercent)
+                std::fprintf(stderr, "\rsummarising: %d%%", percent);
+            lastPercent = percent;
+        });
+    if (showProgress)
+        std::fprintf(stderr, "\r\033[K");
+    if (!summary) {
+        std::fprintf(stderr, "%s: %s\n", selected->file->path().c_str(), error.c_str());
+        return Findings;
+    }
+    if (invocation.isSet("o")) {
+        // Qt's QImage (Qt6::Gui, no display needed) writes the PNG: the same encoder the browser's
+        // screenshots use, rather than a PNG writer of our own.
+        const std::string out = invocation.value("o");
+        if (summary->cellRows == 0 || summary->cellCols == 0) {
+            std::fprintf(stderr, "%s: the tensor is empty: there is no picture to write\n", out.c_str());
+            return Findings;
+        }
+        const std::vector<Rgb> pixels = cellColours(*summary, scaleFor(*summary, true));
+        const QImage image(reinterpret_cast<const uchar *>(pixels.data()), int(summary->cellCols),
+            int(summary->cellRows), int(summary->cellCols) * 3, QImage::Format_RGB888);
+        if (!image.save(QString::fromLocal8Bit(out.c_str()), "PNG")) {
+            std::fprintf(stderr, "%s: cannot write the PNG file\n", out.c_str());
+            return Findings;
+        }
+    }
+    if (json)
+        std::printf(
+            "%s\n", heatmapJson(*summary).dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+    return Ok;
+}
+
+} // namespace
+
+extern const Command kHeatmapCommand {
+    .name = "heatmap",
+    .operands = "FILE NAME",
+    .minFiles = 2,
+    .maxFiles = 2,
+    .summary = "a tensor (or a --slice of it) summarised into HxW cells: PNG or JSON",
+    .help = "Summarises tensor NAME of FILE (two axes: a tensor of more takes --slice, leaving exactly\n"
+            "two; a 1-D tensor is one row) into --size HxW cells: cell (i, j) covers rows\n"
+            "floor(i*R/H) to floor((i+1)*R/H)-1 and the columns likewise. -o writes the picture the\n"
+            "browser draws, one pixel per cell (a diverging map centred on 0 for signed data, viridis\n"
+            "otherwise; NaN magenta, +Inf green, -Inf black). --json prints {\"rows\", \"cols\",\n"
+            "\"cell_rows\", \"cell_cols\", \"min\", \"max\", \"mean\", \"nan\", \"inf\"}: H lists of W, "
+            "min/max/mean\n"
+            "over each cell's finite values (null when it has none).\n\n"
+            "Exit status: 0 done; 1 unknown tensor, bad slice, unreadable bytes or cannot write;\n"
+            "2 usage error.",
+    .options = kHeatmapOptions,
+    .run = runHeatmap,
+};
+
+} // namespace stb::inspect

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "core/format/dtype.h"
+#include "core/stats/tensoranalyzer.h" // ProgressFn
+#include "core/values/stridedview.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace stb {
+
+inline constexpr std::uint32_t kMaxHeatmapSide = 8192; // cells per axis
+
+// A matrix of R×C values summarised into H×W cells (H ≤ R, W ≤ C): cell (i, j) covers rows
+// ⌊i·R/H⌋ … ⌊(i+1)·R/H⌋−1 and columns ⌊j·C/W⌋ … ⌊(j+1)·C/W⌋−1. Per cell: the min, max and mean of
+// its finite values (mean summed in double) and its NaN, +Inf and −Inf counts. 48 bytes a cell.
+struct HeatmapSummary {
+    std::uint64_t rows = 0, cols = 0;
+    std::uint32_t cellRows = 0, cellCols = 0;
+    std::vector<double> min, max, mean; // per cell, row-major; meaningful when finite(cell) > 0
+    std::vector<std::uint64_t> nan, posInf, negInf;
+
+    std::size_t cellIndex(std::uint32_t i, std::uint32_t j) const { return std::size_t(i) * cellCols + j; }
+    std::uint64_t rowBegin(std::uint32_t i) const; // i ≤ cellRows; rowBegin(cellRows) == rows
+    std::uint64_t colBegin(std::uint32_t j) const;
+    std::uint32_t cellRowOf(std::uint64_t row) const; // the cell row holding a row (< rows)
+    std::uint32_t cellColOf(std::uint64_t col) const;
+    std::uint64_t cellSize(std::uint32_t i, std::uint32_t j) const;
+    std::uint64_t finite(std::uint32_t i, std::uint32_t j) const;
+    // Smallest min and largest max over all cells; nullopt when no value is finite.
+    std::optional<std::pair<double, double>> finiteRange() const;
+};
+
+// The cell grid for R×C values and a wanted H×W (each clamped to 1 … the matrix side and
+// kMaxHeatmapSide), with no cells filled: what summarizeHeatmap returns before the pass.
+HeatmapSummary emptyHeatmap(
+    std::uint64_t rows, std::uint64_t cols, std::uint32_t cellRows, std::uint32_t cellCols);
+
+// Summarises a view of at most two axes (asMatrix: one axis is a single row) of a tensor's
+// bytes in one pass, in chunks of whole rows on `threads` threads (0: all cores), reading the
+// mapping in place under the SIGBUS guard. Progress in elements. nullopt, with a reason in
+// `error` unless cancelled, when the view has more than two axes or leaves `bytes`, the bytes
+// vanished, or `stop` was requested. Thread-safe.
+std::optional<HeatmapSummary> summarizeHeatmap(DType dtype, std::span<const std::byte> bytes,
+    const StridedView &view, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
+    std::stop_token stop = {}, const ProgressFn &progress = {}, unsigned threads = 0);
+
+} // namespace stb

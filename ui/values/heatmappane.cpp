@@ -1,0 +1,245 @@
+#include "ui/values/heatmappane.h"
+
+#include "ui/common/qtformat.h"
+#include "ui/values/heatmapview.h"
+#include "ui/values/planeselector.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace stb {
+
+namespace {
+
+constexpr int kCacheMegabytes = 256;
+constexpr int kSettleMs = 150;
+
+} // namespace
+
+HeatmapPane::HeatmapPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent)
+    : QWidget(parent)
+    , m_checkpoint(std::move(checkpoint))
+    , m_plane(new PlaneSelector(this))
+    , m_symmetric(new QCheckBox(tr("Symmetric range"), this))
+    , m_zoomOut(new QToolButton(this))
+    , m_progress(new QProgressBar(this))
+    , m_message(new QLabel(this))
+    , m_view(new HeatmapView(this))
+    , m_cache(kCacheMegabytes)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 6, 8, 6);
+    auto *top = new QHBoxLayout;
+    // Ignored: a long message must not widen the pane (a wider pane means a new summary).
+    m_message->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    top->addWidget(m_message, 1);
+    top->addWidget(m_progress);
+    m_symmetric->setChecked(true);
+    m_symmetric->setToolTip(
+        tr("Signed data: ±max(|min|, |max|) around 0, else each side of 0 to its own extreme"));
+    top->addWidget(m_symmetric);
+    m_zoomOut->setText(tr("Zoom Out"));
+    m_zoomOut->setToolTip(tr("Back to the view before the last zoom (drag over the map to zoom in)"));
+    m_zoomOut->setEnabled(false);
+    top->addWidget(m_zoomOut);
+    layout->addLayout(top);
+    layout->addWidget(m_plane);
+    layout->addWidget(m_view, 1);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(120);
+    m_progress->hide();
+    m_refreshTimer.setSingleShot(true);
+    m_refreshTimer.setInterval(kSettleMs);
+
+    connect(&m_refreshTimer, &QTimer::timeout, this, &HeatmapPane::refresh);
+    connect(m_plane, &PlaneSelector::planeChanged, this, &HeatmapPane::planeChanged);
+    connect(m_symmetric, &QCheckBox::toggled, m_view, &HeatmapView::setSymmetric);
+    connect(m_zoomOut, &QToolButton::clicked, this, &HeatmapPane::zoomOut);
+    connect(&m_job, &JobTrackerBase::progressChanged, m_progress, &QProgressBar::setValue);
+    connect(m_view, &HeatmapView::regionSelected, this,
+        [this](std::uint32_t i0, std::uint32_t i1, std::uint32_t j0, std::uint32_t j1) {
+            const HeatmapSummary *s = m_view->summary();
+            const Region &at = m_regions.back();
+            zoomTo(at.r0 + s->rowBegin(i0), at.r0 + s->rowBegin(i1 + 1), at.c0 + s->colBegin(j0),
+                at.c0 + s->colBegin(j1 + 1));
+        });
+    connect(m_view, &HeatmapView::cellClicked, this, [this](std::uint32_t i, std::uint32_t j) {
+        const HeatmapSummary *s = m_view->summary();
+        const StridedView view = regionView();
+        const auto matrix = asMatrix(view);
+        if (matrix)
+            emit elementActivated(
+                view.base + s->rowBegin(i) * matrix->rowStride + s->colBegin(j) * matrix->colStride);
+    });
+}
+
+HeatmapPane::~HeatmapPane() = default;
+
+void HeatmapPane::showTensor(const Checkpoint::Tensor *tensor)
+{
+    if (tensor == m_tensor && tensor)
+        return;
+    m_tensor = tensor;
+    m_job.cancel();
+    const SafetensorsFile *file = tensor ? m_checkpoint->fileOf(*tensor) : nullptr;
+    if (!file || !tensor->info->expectedBytes() || !file->complete(*tensor->info)) {
+        m_tensor = nullptr;
+        m_plane->setShape({});
+        m_plane->hide();
+        m_regions.clear();
+        m_view->clear();
+        m_progress->hide();
+        m_message->setText(
+            tensor ? tr("The tensor's bytes are not in the file") : tr("Select a tensor to see its heatmap"));
+        return;
+    }
+    m_plane->setShape(tensor->info->shape);
+    planeChanged();
+}
+
+void HeatmapPane::planeChanged()
+{
+    const auto matrix = asMatrix(m_plane->view());
+    m_regions = { Region { 0, matrix ? matrix->rows : 0, 0, matrix ? matrix->cols : 0 } };
+    m_zoomOut->setEnabled(false);
+    m_view->clear();
+    m_shownKey.clear();
+    refreshNow();
+}
+
+void HeatmapPane::zoomTo(std::uint64_t r0, std::uint64_t r1, std::uint64_t c0, std::uint64_t c1)
+{
+    if (!m_tensor || r1 <= r0 || c1 <= c0)
+        return;
+    m_regions.push_back({ r0, r1, c0, c1 });
+    m_zoomOut->setEnabled(true);
+    refreshNow();
+}
+
+void HeatmapPane::zoomOut()
+{
+    if (m_regions.size() <= 1)
+        return;
+    m_regions.pop_back();
+    m_zoomOut->setEnabled(m_regions.size() > 1);
+    refreshNow();
+}
+
+StridedView HeatmapPane::regionView() const
+{
+    StridedView view = m_plane->view();
+    const auto matrix = asMatrix(view);
+    if (!matrix || m_regions.empty())
+        return view;
+    const Region &region = m_regions.back();
+    view.base += region.r0 * matrix->rowStride + region.c0 * matrix->colStride;
+    if (view.axes.size() == 2) {
+        view.axes[0].count = region.r1 - region.r0;
+        view.axes[1].count = region.c1 - region.c0;
+    } else if (view.axes.size() == 1) {
+        view.axes[0].count = region.c1 - region.c0;
+    }
+    return view;
+}
+
+QString HeatmapPane::cacheKey(const StridedView &view, std::uint32_t rows, std::uint32_t cols) const
+{
+    QString key = u"%1:%2:%3x%4"_s.arg(quintptr(m_tensor->info)).arg(view.base).arg(rows).arg(cols);
+    for (const ViewAxis &axis : view.axes)
+        key += u":%1/%2"_s.arg(axis.count).arg(axis.stride);
+    return key;
+}
+
+void HeatmapPane::refreshNow()
+{
+    m_refreshTimer.stop();
+    refresh();
+}
+
+void HeatmapPane::refresh()
+{
+    if (!m_tensor || !isVisible())
+        return;
+    const StridedView view = regionView();
+    const QRect area = m_view->cellArea();
+    // One cell per pixel, at most the plane's own resolution (summarizeHeatmap clamps).
+    const auto rows = static_cast<std::uint32_t>(std::clamp(area.height(), 1, int(kMaxHeatmapSide)));
+    const auto cols = static_cast<std::uint32_t>(std::clamp(area.width(), 1, int(kMaxHeatmapSide)));
+    const QString key = cacheKey(view, rows, cols);
+    if (key == m_shownKey && m_view->summary())
+        return; // already on screen (a resize that kept the size in cells)
+    if (const auto *cached = m_cache.object(key)) {
+        m_job.cancel();
+        m_progress->hide();
+        m_shownKey = key;
+        show(*cached);
+        return;
+    }
+    const auto file = m_checkpoint->shards()[m_tensor->shard];
+    const TensorInfo *info = m_tensor->info;
+    m_progress->setValue(0);
+    m_progress->show();
+    m_message->setText(tr("Summarising %1 values…").arg(countText(view.elementCount())));
+    m_job.start(
+        [file, info, view, rows, cols](
+            std::stop_token stop, const JobProgress &progress) -> std::optional<HeatmapSummary> {
+            std::string error;
+            return summarizeHeatmap(
+                info->dtype, file->tensorBytes(*info), view, rows, cols, error, stop, progress);
+        },
+        [this, key](std::optional<HeatmapSummary> result) {
+            m_progress->hide();
+            if (!result) {
+                m_view->clear();
+                m_message->setText(tr("The tensor could not be read (the file changed on disk)"));
+                return;
+            }
+            auto summary = std::make_shared<const HeatmapSummary>(std::move(*result));
+            const int cost = std::max(1, int(summary->mean.size() * 48 / (1 << 20)));
+            m_cache.insert(key, new std::shared_ptr<const HeatmapSummary>(summary), cost);
+            m_shownKey = key;
+            show(summary);
+        });
+}
+
+void HeatmapPane::show(std::shared_ptr<const HeatmapSummary> summary)
+{
+    const Region &region = m_regions.back();
+    m_message->setText(tr("%1 %2 · rows %3–%4, columns %5–%6 in %7×%8 cells")
+                           .arg(toQString(m_tensor->info->name), shapeText(m_tensor->info->shape))
+                           .arg(region.r0)
+                           .arg(region.r1 ? region.r1 - 1 : 0)
+                           .arg(region.c0)
+                           .arg(region.c1 ? region.c1 - 1 : 0)
+                           .arg(summary->cellRows)
+                           .arg(summary->cellCols));
+    m_view->setSummary(std::move(summary), m_symmetric->isChecked());
+    emit summaryShown();
+}
+
+QString HeatmapPane::messageText() const
+{
+    return m_message->text();
+}
+
+void HeatmapPane::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    if (m_tensor)
+        m_refreshTimer.start();
+}
+
+void HeatmapPane::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_tensor && !m_view->summary())
+        m_refreshTimer.start();
+}
+
+} // namespace stb

@@ -1,0 +1,323 @@
+#include "ui/values/valuespane.h"
+
+#include "core/values/stridedview.h"
+#include "ui/common/qtformat.h"
+#include "ui/values/planeselector.h"
+#include "ui/values/valuetablemodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QProgressBar>
+#include <QSpinBox>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+using namespace Qt::StringLiterals;
+
+namespace stb {
+
+ValuesPane::ValuesPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent)
+    : QWidget(parent)
+    , m_checkpoint(std::move(checkpoint))
+    , m_title(new QLabel(this))
+    , m_plane(new PlaneSelector(this))
+    , m_precision(new QSpinBox(this))
+    , m_goTo(new QLineEdit(this))
+    , m_locateButton(new QToolButton(this))
+    , m_progress(new QProgressBar(this))
+    , m_message(new QLabel(this))
+    , m_table(new QTableView(this))
+    , m_model(new ValueTableModel(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 6, 8, 6);
+    auto *top = new QHBoxLayout;
+    QFont bold = m_title->font();
+    bold.setBold(true);
+    m_title->setFont(bold);
+    m_title->setSizePolicy(
+        QSizePolicy::Ignored, QSizePolicy::Preferred); // a long name must not widen the pane
+    top->addWidget(m_title, 1);
+    top->addWidget(new QLabel(tr("Digits:"), this));
+    m_precision->setRange(0, 17);
+    m_precision->setSpecialValueText(tr("shortest"));
+    m_precision->setToolTip(
+        tr("Significant digits; \"shortest\" prints each value exactly as it reads back"));
+    top->addWidget(m_precision);
+    m_goTo->setPlaceholderText(tr("Go to index (1234 or 3, 17)"));
+    m_goTo->setClearButtonEnabled(true);
+    top->addWidget(m_goTo);
+    m_locateButton->setText(tr("Locate"));
+    m_locateButton->setPopupMode(QToolButton::InstantPopup);
+    auto *menu = new QMenu(m_locateButton);
+    const std::pair<Target, QString> targets[]
+        = { { FirstNaN, tr("First NaN") }, { FirstInf, tr("First Inf") }, { Min, tr("Minimum") },
+              { Max, tr("Maximum") }, { AbsMax, tr("Largest |x|") } };
+    for (const auto &[target, label] : targets)
+        menu->addAction(label, this, [this, target = target] { locate(target); });
+    m_locateButton->setMenu(menu);
+    top->addWidget(m_locateButton);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(120);
+    m_progress->hide();
+    top->addWidget(m_progress);
+    layout->addLayout(top);
+    layout->addWidget(m_plane);
+    m_message->setWordWrap(true);
+    m_message->hide();
+    layout->addWidget(m_message);
+
+    m_table->setModel(m_model);
+    m_table->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    // Fixed sections keep the headers O(1) however many rows the tensor has.
+    for (QHeaderView *header : { m_table->horizontalHeader(), m_table->verticalHeader() })
+        header->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->horizontalHeader()->setDefaultSectionSize(110);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    layout->addWidget(m_table, 1);
+
+    auto *copy = new QAction(tr("Copy"), m_table);
+    copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_table->addAction(copy);
+    connect(copy, &QAction::triggered, this, &ValuesPane::copySelection);
+    connect(m_table, &QWidget::customContextMenuRequested, this, &ValuesPane::showContextMenu);
+    connect(m_precision, &QSpinBox::valueChanged, m_model, &ValueTableModel::setPrecision);
+    connect(m_plane, &PlaneSelector::planeChanged, this, &ValuesPane::applyPlane);
+    connect(m_goTo, &QLineEdit::returnPressed, this, [this] { goToText(m_goTo->text()); });
+    connect(&m_locate, &JobTrackerBase::progressChanged, m_progress, &QProgressBar::setValue);
+    showTensor(nullptr);
+}
+
+ValuesPane::~ValuesPane() = default;
+
+void ValuesPane::showTensor(const Checkpoint::Tensor *tensor)
+{
+    if (tensor == m_tensor && tensor)
+        return;
+    m_locate.cancel();
+    m_progress->hide();
+    setMessage({});
+    m_tensor = tensor;
+    const SafetensorsFile *file = tensor ? m_checkpoint->fileOf(*tensor) : nullptr;
+    const bool readable = file && tensor->info->expectedBytes() && file->complete(*tensor->info);
+    m_locateButton->setEnabled(readable);
+    m_goTo->setEnabled(readable);
+    if (!readable) {
+        m_title->setText(tensor
+                ? tr("%1: the tensor's bytes are not in the file").arg(toQString(tensor->info->name))
+                : tr("Select a tensor to see its values"));
+        m_plane->setShape({});
+        m_plane->hide();
+        m_model->clear();
+        return;
+    }
+    m_title->setText(tr("%1  %2 %3")
+                         .arg(toQString(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
+                             shapeText(tensor->info->shape)));
+    m_plane->setShape(tensor->info->shape);
+    applyPlane();
+}
+
+void ValuesPane::applyPlane()
+{
+    if (!m_tensor)
+        return;
+    m_model->setPlane(m_checkpoint->shards()[m_tensor->shard], m_tensor->info, m_plane->view());
+}
+
+bool ValuesPane::goToElement(std::uint64_t flat)
+{
+    if (!m_tensor || flat >= m_tensor->info->elementCount().value_or(0))
+        return false;
+    const std::vector<std::uint64_t> index = unravelIndex(flat, m_tensor->info->shape);
+    m_plane->setFixedFrom(index);
+    const QModelIndex cell = m_model->indexOfElement(flat);
+    if (!cell.isValid())
+        return false;
+    m_table->setCurrentIndex(cell);
+    m_table->selectionModel()->select(cell, QItemSelectionModel::ClearAndSelect);
+    m_table->scrollTo(cell, QAbstractItemView::PositionAtCenter);
+    return true;
+}
+
+bool ValuesPane::goToText(const QString &text)
+{
+    if (!m_tensor)
+        return false;
+    const QStringList parts = text.split(u',', Qt::SkipEmptyParts);
+    const auto &shape = m_tensor->info->shape;
+    std::vector<std::uint64_t> index;
+    for (const QString &part : parts) {
+        bool ok = false;
+        index.push_back(part.trimmed().toULongLong(&ok));
+        if (!ok) {
+            setMessage(tr("\"%1\" is not an index: give a flat index (1234) or one index per axis (3, 17)")
+                           .arg(text.left(40)));
+            return false;
+        }
+    }
+    std::uint64_t flat = 0;
+    if (index.size() == 1 && shape.size() != 1) {
+        flat = index[0];
+    } else if (index.size() == shape.size() && !shape.empty()) {
+        for (std::size_t k = 0; k < shape.size(); ++k) {
+            if (index[k] >= shape[k]) {
+                setMessage(
+                    tr("Index %1 is out of range for axis %2 of size %3").arg(index[k]).arg(k).arg(shape[k]));
+                return false;
+            }
+            flat = flat * shape[k] + index[k];
+        }
+    } else {
+        setMessage(tr("Give a flat index or %1 indices, one per axis").arg(shape.size()));
+        return false;
+    }
+    if (!goToElement(flat)) {
+        setMessage(tr("Element %1 is out of range (the tensor has %2)")
+                       .arg(countText(flat), countText(m_tensor->info->elementCount().value_or(0))));
+        return false;
+    }
+    setMessage({});
+    return true;
+}
+
+void ValuesPane::locate(Target target)
+{
+    if (!m_tensor)
+        return;
+    if (const auto cached = m_located.constFind(m_tensor->info); cached != m_located.constEnd()) {
+        goToLocated(target, *cached);
+        return;
+    }
+    const auto file = m_checkpoint->shards()[m_tensor->shard];
+    const TensorInfo *info = m_tensor->info;
+    m_progress->setValue(0);
+    m_progress->show();
+    setMessage(tr("Scanning %1 elements…").arg(countText(info->elementCount().value_or(0))));
+    m_locate.start(
+        [file, info](std::stop_token stop, const JobProgress &progress) {
+            return locateValues(
+                info->dtype, file->tensorBytes(*info), info->elementCount().value_or(0), stop, progress);
+        },
+        [this, info, target](std::optional<LocateResult> result) {
+            m_progress->hide();
+            if (!result) {
+                setMessage(tr("The tensor could not be read (the file changed on disk)"));
+                emit located(false);
+                return;
+            }
+            m_located.insert(info, *result);
+            goToLocated(target, *result);
+        });
+}
+
+void ValuesPane::goToLocated(Target target, const LocateResult &result)
+{
+    const std::optional<LocatedValue> *found = nullptr;
+    QString what;
+    switch (target) {
+    case FirstNaN:
+        found = &result.firstNaN, what = tr("NaN");
+        break;
+    case FirstInf:
+        // The earlier of the two infinities.
+        found = !result.firstNegInf
+                || (result.firstPosInf && result.firstPosInf->index < result.firstNegInf->index)
+            ? &result.firstPosInf
+            : &result.firstNegInf;
+        what = tr("infinity");
+        break;
+    case Min:
+        found = &result.min, what = tr("finite value");
+        break;
+    case Max:
+        found = &result.max, what = tr("finite value");
+        break;
+    case AbsMax:
+        found = &result.absMax, what = tr("finite value");
+        break;
+    }
+    if (!found || !*found) {
+        setMessage(tr("The tensor has no %1").arg(what));
+        emit located(false);
+        return;
+    }
+    setMessage({});
+    goToElement((*found)->index);
+    emit located(true);
+}
+
+QString ValuesPane::selectionText() const
+{
+    const QModelIndexList cells = m_table->selectionModel()->selectedIndexes();
+    if (cells.isEmpty())
+        return {};
+    int top = INT_MAX, left = INT_MAX, bottom = -1, right = -1;
+    for (const QModelIndex &cell : cells) {
+        top = std::min(top, cell.row()), bottom = std::max(bottom, cell.row());
+        left = std::min(left, cell.column()), right = std::max(right, cell.column());
+    }
+    QString text;
+    for (int r = top; r <= bottom; ++r) {
+        for (int c = left; c <= right; ++c) {
+            text += m_model->data(m_model->index(r, c)).toString();
+            text += c < right ? u'\t' : u'\n';
+        }
+    }
+    return text;
+}
+
+void ValuesPane::copySelection()
+{
+    // selectedIndexes() lists every cell: a selection of a whole huge tensor is refused first.
+    const QItemSelection selection = m_table->selectionModel()->selection();
+    qint64 cells = 0;
+    for (const QItemSelectionRange &range : selection)
+        cells += qint64(range.width()) * range.height();
+    if (cells > kMaxCopyCells) {
+        setMessage(tr("%1 cells selected: copy takes at most %2 (export the tensor instead)")
+                       .arg(countText(std::uint64_t(cells)), countText(kMaxCopyCells)));
+        return;
+    }
+    QApplication::clipboard()->setText(selectionText());
+}
+
+void ValuesPane::showContextMenu(const QPoint &position)
+{
+    const QModelIndex cell = m_table->indexAt(position);
+    QMenu menu(this);
+    menu.addAction(tr("Copy"), this, &ValuesPane::copySelection);
+    if (cell.isValid() && m_tensor) {
+        const auto flat = cell.data(ValueTableModel::FlatIndexRole).toULongLong();
+        const SafetensorsFile *file = m_checkpoint->fileOf(*m_tensor);
+        const std::uint64_t offset
+            = file->header().dataStart + m_tensor->info->begin + flat * dtypeBits(m_tensor->info->dtype) / 8;
+        menu.addAction(
+            tr("Show in Hex"), this, [this, offset] { emit byteRequested(offset, int(m_tensor->shard)); });
+    }
+    menu.exec(m_table->viewport()->mapToGlobal(position));
+}
+
+void ValuesPane::setMessage(const QString &text)
+{
+    m_message->setText(text);
+    m_message->setVisible(!text.isEmpty());
+}
+
+QString ValuesPane::messageText() const
+{
+    return m_message->text();
+}
+
+} // namespace stb

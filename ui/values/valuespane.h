@@ -1,0 +1,85 @@
+#pragma once
+
+#include "core/io/checkpoint.h"
+#include "core/values/locate.h"
+#include "ui/common/jobtracker.h"
+
+#include <QHash>
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QSpinBox;
+class QTableView;
+class QToolButton;
+
+namespace stb {
+
+class PlaneSelector;
+class ValueTableModel;
+
+// The Values tab: the selected tensor's values in a virtual table (only visible cells are read),
+// a plane picker for N-D tensors, a precision control, "go to" by flat or N-D index, Locate
+// (first NaN/Inf, min, max, largest |x|: scanned in the background, cached per tensor) and copy
+// as tab-separated text.
+class ValuesPane : public QWidget {
+    Q_OBJECT
+public:
+    enum Target { FirstNaN, FirstInf, Min, Max, AbsMax };
+    static constexpr qsizetype kMaxCopyCells = 1'000'000;
+
+    explicit ValuesPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent = nullptr);
+    ~ValuesPane() override;
+
+    // The tensor to show; nullptr for a group or nothing.
+    void showTensor(const Checkpoint::Tensor *tensor);
+    // Shows the tensor's element (switching the plane when needed) and selects it; false when
+    // no tensor is shown or the index is out of range.
+    bool goToElement(std::uint64_t flat);
+    // "1234" (flat) or "3, 17" (one index per axis); false with a message for anything else.
+    bool goToText(const QString &text);
+    // Scans the tensor (or uses the cached scan), then goes to the target; `done` reports whether
+    // there was such an element.
+    void locate(Target target);
+    // Tab-separated values of the selection's bounding rectangle, rows on lines.
+    QString selectionText() const;
+
+    ValueTableModel *model() const { return m_model; }
+    QTableView *table() const { return m_table; }
+    PlaneSelector *planeSelector() const { return m_plane; }
+    QSpinBox *precisionBox() const { return m_precision; }
+    QString messageText() const;
+    bool isLocating() const { return m_locate.isRunning(); }
+
+signals:
+    // Locate ended: found the element, or there is none (message set).
+    void located(bool found);
+    // "Show in Hex" on a cell: the element's first byte in the file of shard `shard`.
+    void byteRequested(quint64 offset, int shard);
+
+private:
+    void applyPlane();
+    void copySelection();
+    void showContextMenu(const QPoint &position);
+    void goToLocated(Target target, const LocateResult &result);
+    void setMessage(const QString &text);
+
+    std::shared_ptr<const Checkpoint> m_checkpoint;
+    const Checkpoint::Tensor *m_tensor = nullptr;
+    QLabel *m_title;
+    PlaneSelector *m_plane;
+    QSpinBox *m_precision;
+    QLineEdit *m_goTo;
+    QToolButton *m_locateButton;
+    QProgressBar *m_progress;
+    QLabel *m_message;
+    QTableView *m_table;
+    ValueTableModel *m_model;
+    QHash<const TensorInfo *, LocateResult> m_located; // scans done, per tensor of this document
+    JobTracker<LocateResult> m_locate; // last: cancelled and waited for first
+};
+
+} // namespace stb
