@@ -2,6 +2,7 @@
 // on either side, empty and scalar tensors, tolerances, metadata, and a sharded model against
 // its single-file twin.
 #include "core/compare/comparereport.h"
+#include "core/compare/compareresult.h"
 #include "core/compare/comparison.h"
 #include "core/compare/diffhistogram.h"
 #include "core/format/writer.h"
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
+#include <type_traits>
 
 using namespace stb;
 
@@ -287,6 +289,43 @@ private slots:
         QCOMPARE(pairNamed(*c, "lm_head.weight").status, PairStatus::Changed);
         QCOMPARE(pairNamed(*c, "lm_head.weight").metrics->different, std::uint64_t(1));
         QCOMPARE(pairNamed(*c, "lm_head.weight").metrics->argmax, std::uint64_t(5)); // byte 10 is BF16 element 5
+    }
+
+    void resultOwnsItsTree()
+    {
+        // The tree's names are views into the result's own pairs: a copy or a move would leave
+        // them pointing into the original, so neither compiles.
+        static_assert(!std::is_copy_constructible_v<CompareResult> && !std::is_move_constructible_v<CompareResult>);
+        static_assert(!std::is_copy_assignable_v<CompareResult> && !std::is_move_assignable_v<CompareResult>);
+        Model a, b;
+        a.addF32("m.layers.10.w", {1}, {1}); // short names: their bytes live inside each std::string
+        a.addF32("m.layers.2.w", {1}, {1});
+        b.addF32("m.layers.2.w", {1}, {2});
+        b.addF32("m.x", {1}, {0});
+        writeModel(a, "ra.safetensors");
+        writeModel(b, "rb.safetensors");
+        std::string error;
+        auto ca = Checkpoint::open(path("ra.safetensors"), error);
+        auto cb = Checkpoint::open(path("rb.safetensors"), error);
+        QVERIFY(ca && cb);
+        auto c = compareCheckpoints(*ca, *cb, {});
+        QVERIFY(c);
+        const auto result = std::make_shared<const CompareResult>(ca, cb, CompareOptions{}, std::move(*c));
+        QCOMPARE(result->tree.names.leafCount(), result->comparison.pairs.size());
+        for (std::size_t p = 0; p < result->comparison.pairs.size(); ++p) {
+            const std::string &name = result->comparison.pairs[p].name;
+            const int node = result->tree.names.nodeOfLeaf(p);
+            QCOMPARE(result->tree.path(node), name);
+            QCOMPARE(result->tree.find(name), node);
+        }
+        const auto &root = result->tree.countsOf(NameTree::kRoot);
+        QCOMPARE(root[static_cast<std::size_t>(PairStatus::Changed)], std::size_t(1));
+        QCOMPARE(root[static_cast<std::size_t>(PairStatus::OnlyInA)], std::size_t(1));
+        QCOMPARE(root[static_cast<std::size_t>(PairStatus::OnlyInB)], std::size_t(1));
+        QCOMPARE(CompareTree::differing(result->tree.countsOf(result->tree.find("m.layers"))), std::size_t(2));
+        // Natural order: layer 2 before layer 10.
+        const auto &layers = result->tree.node(result->tree.find("m.layers")).children;
+        QCOMPARE(result->tree.node(layers.front()).name, std::string_view("2"));
     }
 
     void cancelLeavesNoResult()

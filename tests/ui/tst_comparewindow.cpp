@@ -133,12 +133,13 @@ void tst_CompareWindow::modelUnderTester()
     proxy.setSourceModel(&model);
     QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
     std::string error;
-    auto result = std::make_shared<CompareResult>();
-    result->a = Checkpoint::open(m_a.toStdString(), error);
-    result->b = Checkpoint::open(m_b.toStdString(), error);
-    QVERIFY(result->a && result->b);
-    result->comparison = *compareCheckpoints(*result->a, *result->b, {});
-    result->tree = CompareTree::build(result->comparison);
+    auto a = Checkpoint::open(m_a.toStdString(), error);
+    auto b = Checkpoint::open(m_b.toStdString(), error);
+    QVERIFY(a && b);
+    auto comparison = compareCheckpoints(*a, *b, {});
+    QVERIFY(comparison);
+    const auto result
+        = std::make_shared<const CompareResult>(a, b, CompareOptions {}, std::move(*comparison));
     model.setResult(result);
     QCOMPARE(model.rowCount(), 2); // lm_head, model
     proxy.setDifferencesOnly(true);

@@ -8,18 +8,11 @@ std::optional<std::shared_ptr<const CompareResult>> compare(std::shared_ptr<cons
     std::shared_ptr<const Checkpoint> b, const CompareOptions &options, std::stop_token stop,
     const JobProgress &progress)
 {
-    auto result = std::make_shared<CompareResult>();
-    result->a = std::move(a);
-    result->b = std::move(b);
-    result->options = options;
     const StopFlag cancel(std::move(stop));
-    auto comparison = compareCheckpoints(*result->a, *result->b, options, cancel.get(), progress);
+    auto comparison = compareCheckpoints(*a, *b, options, cancel.get(), progress);
     if (!comparison)
         return std::nullopt;
-    result->comparison = std::move(*comparison);
-    result->tree = CompareTree::build(
-        result->comparison, options.tolerances); // after the move: it points into the pairs
-    return result;
+    return std::make_shared<const CompareResult>(std::move(a), std::move(b), options, std::move(*comparison));
 }
 
 } // namespace
