@@ -1,6 +1,9 @@
 #include "ui/compare/comparewindow.h"
 
 #include "core/compare/comparereport.h"
+#include "ui/common/droppedfiles.h"
+#include "ui/common/qtformat.h"
+#include "ui/common/statuscolors.h"
 #include "ui/compare/comparedetailspane.h"
 #include "ui/compare/compareexport.h"
 #include "ui/compare/comparemodel.h"
@@ -334,17 +337,13 @@ void CompareWindow::exportDialog(bool json)
 
 void CompareWindow::dragEnterEvent(QDragEnterEvent *event)
 {
-    if (event->mimeData()->hasUrls())
+    if (!droppedLocalFiles(event->mimeData()).isEmpty())
         event->acceptProposedAction();
 }
 
 void CompareWindow::dropEvent(QDropEvent *event)
 {
-    QStringList paths;
-    for (const QUrl &url : event->mimeData()->urls()) {
-        if (url.isLocalFile())
-            paths << url.toLocalFile();
-    }
+    const QStringList paths = droppedLocalFiles(event->mimeData());
     if (paths.isEmpty() || (paths.size() == 1 && !m_a))
         return;
     event->acceptProposedAction();

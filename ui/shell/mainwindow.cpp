@@ -1,7 +1,9 @@
 #include "ui/shell/mainwindow.h"
 
-#include "ui/document/checkpointview.h"
+#include "ui/common/droppedfiles.h"
+#include "ui/common/statuscolors.h"
 #include "ui/compare/comparewindow.h"
+#include "ui/document/checkpointview.h"
 #include "ui/shell/documentarea.h"
 #include "ui/shell/recentfiles.h"
 #include "ui/shell/samplefile.h"
@@ -178,17 +180,13 @@ void MainWindow::closeEvent(QCloseEvent *event)
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 {
-    if (event->mimeData()->hasUrls())
+    if (!droppedLocalFiles(event->mimeData()).isEmpty())
         event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent *event)
 {
-    QStringList paths;
-    for (const QUrl &url : event->mimeData()->urls()) {
-        if (url.isLocalFile())
-            paths << url.toLocalFile();
-    }
+    const QStringList paths = droppedLocalFiles(event->mimeData());
     if (paths.isEmpty())
         return;
     event->acceptProposedAction();
