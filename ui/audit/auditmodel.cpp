@@ -2,6 +2,7 @@
 
 #include "core/audit/auditreport.h"
 #include "ui/common/qtformat.h"
+#include "ui/common/statuscolors.h"
 
 #include <QBrush>
 #include <QColor>
@@ -33,9 +34,9 @@ QColor flagColor(const AuditEntry &entry)
 {
     for (const auto &flag : entry.flags) {
         if (flag.unusable())
-            return QColor(0xc0, 0x39, 0x2b);
+            return toneText(Tone::Bad);
     }
-    return QColor(0xb9, 0x77, 0x0e);
+    return toneText(Tone::Warning);
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "ui/charts/histogramchart.h"
 
+#include "ui/charts/chartpalette.h"
+
 #include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
@@ -51,10 +53,7 @@ HistogramChart::HistogramChart(QWidget *parent)
     m_chart->setAnimationOptions(QChart::NoAnimation); // a new tensor should just be there
     m_chart->legend()->hide();
     m_chart->setBackgroundRoundness(0);
-    // The plot on the pane's own background, only the plot area white: no card in a card.
-    m_chart->setBackgroundVisible(false);
-    m_chart->setPlotAreaBackgroundBrush(palette().color(QPalette::Base));
-    m_chart->setPlotAreaBackgroundVisible(true);
+    applyPalette(m_chart, palette()); // the plot on the pane's own background: no card in a card
     m_chart->setMargins(QMargins(4, 8, 12, 4));
     m_chart->layout()->setContentsMargins(0, 0, 0, 0);
     m_view->setChart(m_chart); // takes ownership
@@ -183,12 +182,12 @@ void HistogramChart::rebuild()
         QFont title = font();
         title.setItalic(true);
         axis->setTitleFont(title);
-        axis->setGridLineColor(palette().color(QPalette::Midlight));
     }
     m_chart->addAxis(x, Qt::AlignBottom);
     m_chart->addAxis(y, Qt::AlignLeft);
     area->attachAxis(x);
     area->attachAxis(y);
+    applyPalette(m_chart, palette());
 
     connect(area, &QAreaSeries::hovered, this, [this](const QPointF &point, bool state) {
         const int bin = m_histogram.binOf(point.x());

@@ -1,5 +1,7 @@
 #include "ui/charts/overlaychart.h"
 
+#include "ui/charts/chartpalette.h"
+
 #include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
@@ -99,6 +101,7 @@ void OverlayChart::setSeries(const std::vector<Series> &series)
         y->setLabelFormat(u"%.0f"_s);
         y->setTickCount(4);
     }
+    applyPalette(chart, palette());
     auto *view = static_cast<QChartView *>(m_view);
     QChart *old = view->chart();
     view->setChart(chart);

@@ -1,9 +1,10 @@
 #include "ui/compare/comparedetailspane.h"
 
+#include "ui/common/qtformat.h"
+#include "ui/common/statuscolors.h"
 #include "ui/compare/comparehistogrampane.h"
 #include "ui/compare/comparemodel.h"
 #include "ui/document/overviewpane.h"
-#include "ui/common/qtformat.h"
 
 #include <QCoreApplication>
 #include <QHBoxLayout>
@@ -22,7 +23,8 @@ namespace {
 
 QString row(const QString &label, const QString &value)
 {
-    return u"<tr><td style='padding-right:16px; color:#666666'>%1</td><td>%2</td></tr>"_s.arg(label, value);
+    return u"<tr><td style='padding-right:16px; color:%1'>%2</td><td>%3</td></tr>"_s.arg(
+        toneText(Tone::Muted).name(), label, value);
 }
 
 QString number(double value)
@@ -33,15 +35,13 @@ QString number(double value)
 
 QString swatch(PairStatus status, bool withinTolerance = false)
 {
-    const QColor color = CompareModel::statusColor(status, withinTolerance);
-    return u"<span style='background:%1; border:1px solid #999999'>&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;"_s
-        .arg(color.isValid() ? color.name() : u"#ffffff"_s);
+    return CompareModel::swatchHtml(status, withinTolerance) + u"&nbsp;"_s;
 }
 
 QString sideText(const Checkpoint::Tensor *tensor)
 {
     if (!tensor)
-        return u"<i style='color:#888888'>—</i>"_s;
+        return toneHtml(Tone::Muted, u"<i>—</i>"_s);
     return u"%1 %2"_s.arg(toQString(dtypeName(tensor->info->dtype)), shapeText(tensor->info->shape));
 }
 
@@ -131,8 +131,7 @@ void CompareDetailsPane::showPair(const std::shared_ptr<const CompareResult> &re
         CompareModel::statusLabel(pair.status), tolerable ? tr(", within tolerance") : QString());
     html += row(tr("A"), sideText(pair.a)) + row(tr("B"), sideText(pair.b));
     if (!pair.readable)
-        html += row(QString(),
-            u"<span style='color:#c0392b'>%1</span>"_s.arg(tr("a file ends before this tensor's last byte")));
+        html += row(QString(), toneHtml(Tone::Bad, tr("a file ends before this tensor's last byte")));
     if (const auto &m = pair.metrics) {
         const auto &shape = pair.a->info->shape;
         const std::uint64_t total = pair.a->info->elementCount().value_or(0);

@@ -1,6 +1,7 @@
 #include "ui/compare/comparemodel.h"
 
 #include "ui/common/qtformat.h"
+#include "ui/common/statuscolors.h"
 #include "ui/document/tensortreemodel.h"
 
 #include <QFont>
@@ -34,22 +35,31 @@ void CompareModel::setResult(std::shared_ptr<const CompareResult> result)
 
 QColor CompareModel::statusColor(PairStatus status, bool withinTolerance)
 {
-    // Light tints: the text on them stays readable, and the palette's selection still shows.
+    // Tints under the palette's text colour: it stays readable, and the selection still shows.
     switch (status) {
     case PairStatus::Identical:
         return {};
     case PairStatus::Changed:
-        return withinTolerance ? QColor(0xfa, 0xf0, 0xc8) : QColor(0xff, 0xe0, 0x8a);
+        return toneTint(withinTolerance ? Tone::WithinTolerance : Tone::Changed);
     case PairStatus::DTypeChanged:
-        return QColor(0xff, 0xc2, 0x8a);
+        return toneTint(Tone::DTypeChanged);
     case PairStatus::ShapeChanged:
-        return QColor(0xf4, 0xa6, 0xa0);
+        return toneTint(Tone::ShapeChanged);
     case PairStatus::OnlyInA:
-        return QColor(0xfb, 0xdc, 0xdc); // removed in B, as a diff shows a deletion
+        return toneTint(Tone::Removed); // removed in B, as a diff shows a deletion
     case PairStatus::OnlyInB:
-        return QColor(0xd6, 0xf0, 0xd9); // added in B
+        return toneTint(Tone::Added); // added in B
     }
     return {};
+}
+
+QString CompareModel::swatchHtml(PairStatus status, bool withinTolerance)
+{
+    const QPalette palette;
+    const QColor color = statusColor(status, withinTolerance);
+    return u"<span style='background:%1; border:1px solid %2'>&nbsp;&nbsp;&nbsp;&nbsp;</span>"_s.arg(
+        (color.isValid() ? color : palette.color(QPalette::Base)).name(),
+        palette.color(QPalette::Mid).name());
 }
 
 QString CompareModel::statusLabel(PairStatus status)
@@ -185,10 +195,8 @@ QVariant CompareModel::data(const QModelIndex &index, int role) const
     case Qt::ForegroundRole:
         if (!present)
             return QPalette().color(QPalette::Disabled, QPalette::Text);
-        if (pair && pair->status != PairStatus::Identical)
-            return QColor(Qt::black); // on a light tint, whatever the palette's text colour
-        if (!pair && index.column() == StatusColumn && CompareTree::differing(n.counts))
-            return QColor(0xa0, 0x50, 0x00);
+        if (!pair && index.column() == StatusColumn && CompareTree::differing(counts(index)))
+            return toneText(Tone::Warning);
         return {};
     case Qt::FontRole:
         if (!present) {

@@ -42,6 +42,8 @@ public:
     // The tint and the words for a status, shared by the rows, the legend and the details.
     static QColor statusColor(PairStatus status, bool withinTolerance = false);
     static QString statusLabel(PairStatus status);
+    // A small box of the status colour for rich text (legend, details).
+    static QString swatchHtml(PairStatus status, bool withinTolerance = false);
     // "2 changed · 1 only in B · 5 identical" or "all identical"; the tree's rows leave out the
     // identical count where something differs, to stay short.
     static QString countsText(const CompareTree::Counts &counts, bool withIdentical = true);

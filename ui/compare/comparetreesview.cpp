@@ -1,5 +1,6 @@
 #include "ui/compare/comparetreesview.h"
 
+#include "ui/common/statuscolors.h"
 #include "ui/compare/comparefiltermodel.h"
 #include "ui/compare/comparemodel.h"
 
@@ -87,18 +88,17 @@ QWidget *CompareTreesView::createLegend()
     auto *legend = new QLabel(this);
     legend->setObjectName(u"compareLegend"_s);
     QString html;
-    const auto item = [](const QColor &color, const QString &text) {
-        return u"<span style='background:%1; border:1px solid "
-               u"#999999'>&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;%2"
-               "&nbsp;&nbsp;&nbsp; "_s.arg(color.isValid() ? color.name() : u"#ffffff"_s, text);
+    const auto item = [](PairStatus status, bool withinTolerance, const QString &text) {
+        return u"%1&nbsp;%2&nbsp;&nbsp;&nbsp; "_s.arg(
+            CompareModel::swatchHtml(status, withinTolerance), text);
     };
     for (PairStatus status : { PairStatus::Identical, PairStatus::Changed })
-        html += item(CompareModel::statusColor(status), CompareModel::statusLabel(status));
-    html += item(CompareModel::statusColor(PairStatus::Changed, true), tr("within tolerance"));
+        html += item(status, false, CompareModel::statusLabel(status));
+    html += item(PairStatus::Changed, true, tr("within tolerance"));
     for (PairStatus status :
         { PairStatus::DTypeChanged, PairStatus::ShapeChanged, PairStatus::OnlyInA, PairStatus::OnlyInB })
-        html += item(CompareModel::statusColor(status), CompareModel::statusLabel(status));
-    html += u"<span style='color:#888888'><i>%1</i></span>"_s.arg(tr("grey italic: missing on this side"));
+        html += item(status, false, CompareModel::statusLabel(status));
+    html += toneHtml(Tone::Muted, u"<i>%1</i>"_s.arg(tr("grey italic: missing on this side")));
     legend->setText(html);
     legend->setWordWrap(true);
     return legend;

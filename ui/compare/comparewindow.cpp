@@ -10,7 +10,6 @@
 #include "ui/compare/comparerunner.h"
 #include "ui/compare/comparetreesview.h"
 #include "ui/shell/messagebar.h"
-#include "ui/common/qtformat.h"
 
 #include <QCheckBox>
 #include <QDoubleValidator>
@@ -198,8 +197,8 @@ bool CompareWindow::setTolerances(const QString &atol, const QString &rtol)
 {
     bool okA = false, okR = false;
     const auto a = parseTolerance(atol, okA), r = parseTolerance(rtol, okR);
-    m_atol->setStyleSheet(okA ? QString() : u"QLineEdit { background: #f8d7da; }"_s);
-    m_rtol->setStyleSheet(okR ? QString() : u"QLineEdit { background: #f8d7da; }"_s);
+    m_atol->setStyleSheet(okA ? QString() : invalidFieldStyle(palette()));
+    m_rtol->setStyleSheet(okR ? QString() : invalidFieldStyle(palette()));
     if (!okA || !okR)
         return false;
     if (m_atol->text() != atol)
@@ -274,7 +273,7 @@ void CompareWindow::onFinished(std::shared_ptr<const CompareResult> result)
     const QString verdict = same
         ? (m_options.tolerances ? tr("equivalent within tolerance") : tr("identical"))
         : tr("different");
-    m_verdict->setText(u"<b style='color:%1'>%2</b>"_s.arg(same ? u"#1e8449"_s : u"#c0392b"_s, verdict));
+    m_verdict->setText(toneHtml(same ? Tone::Good : Tone::Bad, u"<b>%1</b>"_s.arg(verdict), palette()));
     m_trees->setResult(m_result);
     if (!m_pendingSelection.isEmpty())
         m_trees->selectPath(std::exchange(m_pendingSelection, QString()));

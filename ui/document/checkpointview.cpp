@@ -2,17 +2,18 @@
 
 #include "ui/audit/auditmodel.h"
 #include "ui/audit/auditview.h"
+#include "ui/common/qtformat.h"
+#include "ui/common/statuscolors.h"
 #include "ui/document/diagnosticspane.h"
+#include "ui/document/metadatapane.h"
+#include "ui/document/overviewpane.h"
+#include "ui/document/tensorfiltermodel.h"
+#include "ui/document/tensortreemodel.h"
 #include "ui/hex/hexpane.h"
 #include "ui/histogram/histogrampane.h"
 #include "ui/layoutmap/layoutmapview.h"
 #include "ui/shell/messagebar.h"
-#include "ui/document/metadatapane.h"
-#include "ui/document/overviewpane.h"
-#include "ui/common/qtformat.h"
 #include "ui/shell/sha256dialog.h"
-#include "ui/document/tensorfiltermodel.h"
-#include "ui/document/tensortreemodel.h"
 #include "ui/values/heatmappane.h"
 #include "ui/values/valuespane.h"
 
@@ -133,7 +134,8 @@ QWidget *CheckpointView::createTreeSide()
     const int digit = m_tree->fontMetrics().horizontalAdvance(u'0');
     m_tree->header()->resizeSection(TensorTreeModel::NameColumn, 27 * digit);
     m_tree->header()->resizeSection(TensorTreeModel::DTypeColumn, 7 * digit);
-    m_tree->header()->resizeSection(TensorTreeModel::ShapeColumn, 15 * digit); // "100,000 tensors", "[8192, 28672]"
+    m_tree->header()->resizeSection(
+        TensorTreeModel::ShapeColumn, 15 * digit); // "100,000 tensors", "[8192, 28672]"
     m_tree->header()->resizeSection(TensorTreeModel::ParametersColumn, 11 * digit);
     m_tree->header()->resizeSection(TensorTreeModel::SizeColumn, 10 * digit);
     layout->addWidget(m_tree, 1);
@@ -163,8 +165,7 @@ QWidget *CheckpointView::createTreeSide()
         &CheckpointView::onSelectionChanged);
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
         m_proxy->setPattern(text);
-        m_filter->setStyleSheet(
-            m_proxy->isPatternValid() ? QString() : u"QLineEdit { background: #f8d7da; }"_s);
+        m_filter->setStyleSheet(m_proxy->isPatternValid() ? QString() : invalidFieldStyle(palette()));
         m_filter->setToolTip(m_proxy->patternError());
         if (!text.isEmpty() && m_model->totals({}).tensors <= kExpandAllLimit)
             m_tree->expandAll();
@@ -227,7 +228,8 @@ void CheckpointView::createPanes()
         // The audit computed every histogram at the pane's bin count: going there is instant.
         for (const AuditEntry &entry : m_audit->model()->result().entries) {
             if (entry.readable)
-                m_histogram->cache().insert(m_checkpoint->tensors()[entry.tensor].info, m_audit->bins(), entry.analysis);
+                m_histogram->cache().insert(
+                    m_checkpoint->tensors()[entry.tensor].info, m_audit->bins(), entry.analysis);
         }
         m_audit->selectTensor(selectedPath());
     });

@@ -1,6 +1,7 @@
 #include "ui/document/diagnosticspane.h"
 
 #include "ui/common/qtformat.h"
+#include "ui/common/statuscolors.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -100,7 +101,7 @@ void DiagnosticsPane::setCheckpoint(const Checkpoint &checkpoint)
     else if (errors == 0)
         m_summary->setText(tr("Valid, with %1.").arg(countNoun(warnings, tr("warning"), tr("warnings"))));
     else
-        m_summary->setText(u"<span style='color:#c0392b'><b>%1</b></span> %2"_s.arg(tr("Invalid:"),
+        m_summary->setText(u"%1 %2"_s.arg(toneHtml(Tone::Bad, u"<b>%1</b>"_s.arg(tr("Invalid:")), palette()),
             countNoun(errors, tr("error"), tr("errors"))
                 + (warnings ? u", "_s + countNoun(warnings, tr("warning"), tr("warnings")) : QString())
                 + tr(". The first error is the reference implementation's verdict. Double-click a row to see "

@@ -1,6 +1,7 @@
 #include "ui/document/overviewpane.h"
 
 #include "ui/common/qtformat.h"
+#include "ui/common/statuscolors.h"
 
 #include <QLocale>
 #include <QTextBrowser>
@@ -14,12 +15,13 @@ namespace {
 
 QString row(const QString &label, const QString &value)
 {
-    return u"<tr><td style='padding-right:16px; color:#666666'>%1</td><td>%2</td></tr>"_s.arg(label, value);
+    return u"<tr><td style='padding-right:16px; color:%1'>%2</td><td>%3</td></tr>"_s.arg(
+        toneText(Tone::Muted).name(), label, value);
 }
 
 QString warning(const QString &text)
 {
-    return u"<span style='color:#c0392b'>%1</span>"_s.arg(text.toHtmlEscaped());
+    return toneHtml(Tone::Bad, text.toHtmlEscaped());
 }
 
 // "8 ✓" or "64 ✗ (+16)": whether a reader can use the bytes in place at that alignment.
@@ -27,9 +29,9 @@ QString alignmentText(std::uint64_t offset, std::uint64_t alignment)
 {
     const std::uint64_t rest = offset % alignment;
     if (rest == 0)
-        return u"%1&nbsp;<span style='color:#1e8449'>&#x2713;</span>"_s.arg(countText(alignment));
-    return u"%1&nbsp;<span style='color:#c0392b'>&#x2717;</span>&nbsp;(+%2)"_s.arg(
-        countText(alignment), countText(rest));
+        return u"%1&nbsp;%2"_s.arg(countText(alignment), toneHtml(Tone::Good, u"&#x2713;"_s));
+    return u"%1&nbsp;%2&nbsp;(+%3)"_s.arg(
+        countText(alignment), toneHtml(Tone::Bad, u"&#x2717;"_s), countText(rest));
 }
 
 } // namespace

@@ -1,8 +1,9 @@
 #include "ui/hex/hexpane.h"
 
 #include "core/io/safetensorsfile.h"
-#include "ui/hex/hexview.h"
 #include "ui/common/qtformat.h"
+#include "ui/common/statuscolors.h"
+#include "ui/hex/hexview.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -114,7 +115,7 @@ void HexPane::goToTypedOffset()
 
 void HexPane::showProblem(const QString &text)
 {
-    m_goTo->setStyleSheet(u"QLineEdit { background: #fbdcdc; }"_s);
+    m_goTo->setStyleSheet(invalidFieldStyle(palette()));
     m_status->setText(text);
 }
 

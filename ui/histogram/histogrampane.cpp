@@ -4,6 +4,7 @@
 #include "core/stats/tensoranalyzer.h"
 #include "ui/charts/histogramchart.h"
 #include "ui/common/qtformat.h"
+#include "ui/common/statuscolors.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -250,7 +251,8 @@ void HistogramPane::showAnalysis(const TensorAnalysis &analysis)
         const std::uint64_t n = counts[i - NaNs];
         const bool bad = n && i != Zeros;
         m_values[i]->setText(countText(n));
-        m_values[i]->setStyleSheet(bad ? u"color: #c0392b; font-weight: bold;"_s : QString());
+        m_values[i]->setStyleSheet(
+            bad ? u"color: %1; font-weight: bold;"_s.arg(toneText(Tone::Bad, palette()).name()) : QString());
     }
     const double values[] = { s.min, s.max, s.mean, s.std, s.absMax };
     for (int i = Min; i <= AbsMax; ++i) {

@@ -144,10 +144,10 @@ void MainWindow::updateStatus()
         return;
     }
     const bool valid = view->checkpoint()->valid();
-    QString validity = u"<span style='color:%1'><b>%2</b></span>"_s.arg(
-        valid ? u"#1e8449"_s : u"#c0392b"_s, view->validityText().toHtmlEscaped());
+    QString validity = toneHtml(
+        valid ? Tone::Good : Tone::Bad, u"<b>%1</b>"_s.arg(view->validityText().toHtmlEscaped()), palette());
     if (view->isStale())
-        validity += u" · <span style='color:#b9770e'>%1</span>"_s.arg(tr("changed on disk"));
+        validity += u" · "_s + toneHtml(Tone::Warning, tr("changed on disk"), palette());
     m_validity->setText(validity);
     setWindowTitle(view->title());
 }

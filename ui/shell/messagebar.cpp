@@ -1,5 +1,6 @@
 #include "ui/shell/messagebar.h"
 
+#include "ui/common/statuscolors.h"
 #include <QAction>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -35,26 +36,26 @@ MessageBar::MessageBar(QWidget *parent)
 
 void MessageBar::showMessage(Kind kind, const QString &text)
 {
-    // Soft tints of the usual information/warning/error colours, readable in light themes.
-    QColor tint;
+    // Tints of the usual information/warning/error colours, under the palette's own text.
+    Tone tone = Tone::Information;
     QStyle::StandardPixmap icon = QStyle::SP_MessageBoxInformation;
     switch (kind) {
     case Kind::Information:
-        tint = QColor(0xd7, 0xe8, 0xfa);
+        tone = Tone::Information;
         icon = QStyle::SP_MessageBoxInformation;
         break;
     case Kind::Warning:
-        tint = QColor(0xfc, 0xef, 0xc7);
+        tone = Tone::Warning;
         icon = QStyle::SP_MessageBoxWarning;
         break;
     case Kind::Error:
-        tint = QColor(0xf8, 0xd7, 0xda);
+        tone = Tone::Bad;
         icon = QStyle::SP_MessageBoxCritical;
         break;
     }
-    QPalette pal = palette();
-    pal.setColor(QPalette::Window, tint);
-    pal.setColor(QPalette::WindowText, QColor(0x20, 0x20, 0x20));
+    // From the parent's palette: ours was tinted by the previous message.
+    QPalette pal = parentWidget() ? parentWidget()->palette() : QPalette();
+    pal.setColor(QPalette::Window, toneTint(tone, pal));
     setPalette(pal);
     const int size = style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, this);
     m_icon->setPixmap(style()->standardIcon(icon).pixmap(size, size));

@@ -1,0 +1,89 @@
+#include "ui/common/statuscolors.h"
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace stb {
+
+namespace {
+
+// Each tone as drawn on a light palette: a strong colour for text, a soft one for backgrounds
+// (the values the light theme has always shown).
+struct ToneColors {
+    QRgb text;
+    QRgb tint;
+};
+
+ToneColors lightColors(Tone tone)
+{
+    switch (tone) {
+    case Tone::Good:
+        return { 0x1e8449, 0xd6f0d9 };
+    case Tone::Bad:
+        return { 0xc0392b, 0xf8d7da };
+    case Tone::Warning:
+        return { 0xa05000, 0xfcefc7 };
+    case Tone::Information:
+        return { 0x2c5d8f, 0xd7e8fa };
+    case Tone::Muted:
+        return { 0x666666, 0xe4e4e4 };
+    case Tone::Changed:
+        return { 0xa05000, 0xffe08a };
+    case Tone::WithinTolerance:
+        return { 0x8a7a20, 0xfaf0c8 };
+    case Tone::DTypeChanged:
+        return { 0xb35a00, 0xffc28a };
+    case Tone::ShapeChanged:
+        return { 0xb03a2e, 0xf4a6a0 };
+    case Tone::Removed:
+        return { 0xc0392b, 0xfbdcdc };
+    case Tone::Added:
+        return { 0x1e8449, 0xd6f0d9 };
+    }
+    return { 0x000000, 0xffffff };
+}
+
+} // namespace
+
+bool isDarkPalette(const QPalette &palette)
+{
+    return palette.color(QPalette::Base).lightnessF() < 0.5
+        || palette.color(QPalette::Window).lightnessF() < 0.5;
+}
+
+QColor toneText(Tone tone, const QPalette &palette)
+{
+    if (tone == Tone::Muted) {
+        // Halfway between the text and its background: secondary, in any theme.
+        const QColor text = palette.color(QPalette::WindowText), back = palette.color(QPalette::Window);
+        return QColor::fromRgbF((text.redF() + back.redF()) / 2, (text.greenF() + back.greenF()) / 2,
+            (text.blueF() + back.blueF()) / 2);
+    }
+    const QColor light = QColor::fromRgb(lightColors(tone).text);
+    if (!isDarkPalette(palette))
+        return light;
+    // The same hue, light enough to read on a dark background.
+    return QColor::fromHslF(light.hslHueF(), std::min(1.0f, light.hslSaturationF()), 0.68f);
+}
+
+QColor toneTint(Tone tone, const QPalette &palette)
+{
+    const QColor light = QColor::fromRgb(lightColors(tone).tint);
+    if (!isDarkPalette(palette))
+        return light;
+    // A deep shade of the same hue: the palette's light text stays readable on it.
+    return QColor::fromHslF(light.hslHueF(), std::min(0.6f, light.hslSaturationF()), 0.28f);
+}
+
+QString toneHtml(Tone tone, const QString &text, const QPalette &palette)
+{
+    return u"<span style='color:%1'>%2</span>"_s.arg(toneText(tone, palette).name(), text);
+}
+
+QString invalidFieldStyle(const QPalette &palette)
+{
+    return u"QLineEdit { background: %1; }"_s.arg(toneTint(Tone::Bad, palette).name());
+}
+
+} // namespace stb
