@@ -1,3 +1,4 @@
+#include "ui/common/statuscolors.h"
 #include "ui/compare/comparedetailspane.h"
 #include "ui/compare/comparefiltermodel.h"
 #include "ui/compare/comparehistogrampane.h"
@@ -5,12 +6,17 @@
 #include "ui/compare/comparerunner.h"
 #include "ui/compare/comparetreesview.h"
 #include "ui/compare/comparewindow.h"
+#include "ui/document/checkpointview.h"
 #include "ui/document/overviewpane.h"
+#include "ui/histogram/histogrampane.h"
+#include "ui/shell/documentarea.h"
+#include "ui/shell/mainwindow.h"
 
 #include "core/format/writer.h"
 #include "core/io/checkpoint.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QCheckBox>
 #include <QDropEvent>
 #include <QElapsedTimer>
@@ -18,6 +24,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMimeData>
+#include <QScopeGuard>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -83,6 +90,7 @@ private slots:
     void exportWritesParseableJson();
     void cancelLeavesNoResult();
     void dropReplacesSides();
+    void darkPalette();
     void hundredThousandTensors();
 
 private:
@@ -364,6 +372,62 @@ void tst_CompareWindow::dropReplacesSides()
     QCOMPARE(window.windowTitle(), u"a.safetensors ↔ c2.safetensors"_s);
     QVERIFY(drop({ m_c1, m_c2 }));
     QCOMPARE(window.windowTitle(), u"c1.safetensors ↔ c2.safetensors"_s);
+}
+
+// A dark theme: the status tints turn deep and the status text light, so the palette's own text
+// stays readable on every row; nothing paints light-theme colours over it.
+void tst_CompareWindow::darkPalette()
+{
+    const QPalette light = QApplication::palette();
+    const auto restore = qScopeGuard([light] { QApplication::setPalette(light); });
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x2d, 0x2d, 0x2d));
+    dark.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
+    dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    dark.setColor(QPalette::AlternateBase, QColor(0x26, 0x26, 0x26));
+    dark.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
+    dark.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));
+    dark.setColor(QPalette::ButtonText, QColor(0xe8, 0xe8, 0xe8));
+    dark.setColor(QPalette::Mid, QColor(0x50, 0x50, 0x50));
+    dark.setColor(QPalette::Midlight, QColor(0x40, 0x40, 0x40));
+    dark.setColor(QPalette::Highlight, QColor(0x2a, 0x82, 0xda));
+    QApplication::setPalette(dark);
+    QVERIFY(isDarkPalette());
+    const double text = dark.color(QPalette::Text).lightnessF();
+    for (PairStatus status : { PairStatus::Changed, PairStatus::DTypeChanged, PairStatus::ShapeChanged,
+             PairStatus::OnlyInA, PairStatus::OnlyInB }) {
+        for (const bool tolerable : { false, true }) {
+            const QColor tint = CompareModel::statusColor(status, tolerable);
+            QVERIFY2(text - tint.lightnessF() > 0.45, qPrintable(tint.name()));
+        }
+    }
+    for (Tone tone : { Tone::Good, Tone::Bad, Tone::Warning })
+        QVERIFY2(toneText(tone).lightnessF() > 0.55, qPrintable(toneText(tone).name()));
+    QVERIFY(invalidFieldStyle().contains(toneTint(Tone::Bad).name()));
+
+    CompareWindow window;
+    window.resize(1200, 700);
+    openAndWait(window, m_a, m_b);
+    window.show();
+    // The model's rows carry the dark tints, and no forced foreground on them.
+    const QModelIndex changed = window.trees()->modelB()->indexOfPath(u"model.layers.0.attn.q.weight"_s);
+    QVERIFY(changed.isValid());
+    QVERIFY(changed.data(Qt::BackgroundRole).value<QColor>().lightnessF() < 0.4);
+    QVERIFY(!changed.data(Qt::ForegroundRole).isValid());
+    if (const QString dir = qEnvironmentVariable("STB_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        QVERIFY(window.trees()->selectPath(u"model.layers.0.attn.q.weight"_s));
+        QTRY_VERIFY(window.grab().save(dir + u"/compare-dark.png"_s));
+        // The main window too: status line, tree, histogram chart and its statistics.
+        MainWindow main;
+        main.resize(1200, 700);
+        QVERIFY(main.openFiles({ m_a }));
+        main.show();
+        CheckpointView *view = main.documents()->currentView();
+        view->setCurrentPane(CheckpointView::HistogramTab);
+        QVERIFY(view->selectPath(u"model.layers.0.mlp.up.weight"_s));
+        QTRY_VERIFY(view->histogramPane()->analysis());
+        QVERIFY(main.grab().save(dir + u"/main-dark.png"_s));
+    }
 }
 
 void tst_CompareWindow::hundredThousandTensors()
