@@ -1,6 +1,7 @@
 #include "ui/common/statuscolors.h"
 
 #include <algorithm>
+#include <iterator>
 
 using namespace Qt::StringLiterals;
 
@@ -15,33 +16,25 @@ struct ToneColors {
     QRgb tint;
 };
 
+// Indexed by Tone, in its order.
+constexpr ToneColors kLight[] = {
+    { 0x1e8449, 0xd6f0d9 }, // Good
+    { 0xc0392b, 0xf8d7da }, // Bad
+    { 0xa05000, 0xfcefc7 }, // Warning
+    { 0x2c5d8f, 0xd7e8fa }, // Information
+    { 0x666666, 0xe4e4e4 }, // Muted
+    { 0xa05000, 0xffe08a }, // Changed
+    { 0x8a7a20, 0xfaf0c8 }, // WithinTolerance
+    { 0xb35a00, 0xffc28a }, // DTypeChanged
+    { 0xb03a2e, 0xf4a6a0 }, // ShapeChanged
+    { 0xc0392b, 0xfbdcdc }, // Removed
+    { 0x1e8449, 0xd6f0d9 }, // Added
+};
+static_assert(std::size(kLight) == static_cast<std::size_t>(Tone::Added) + 1, "one entry per Tone");
+
 ToneColors lightColors(Tone tone)
 {
-    switch (tone) {
-    case Tone::Good:
-        return { 0x1e8449, 0xd6f0d9 };
-    case Tone::Bad:
-        return { 0xc0392b, 0xf8d7da };
-    case Tone::Warning:
-        return { 0xa05000, 0xfcefc7 };
-    case Tone::Information:
-        return { 0x2c5d8f, 0xd7e8fa };
-    case Tone::Muted:
-        return { 0x666666, 0xe4e4e4 };
-    case Tone::Changed:
-        return { 0xa05000, 0xffe08a };
-    case Tone::WithinTolerance:
-        return { 0x8a7a20, 0xfaf0c8 };
-    case Tone::DTypeChanged:
-        return { 0xb35a00, 0xffc28a };
-    case Tone::ShapeChanged:
-        return { 0xb03a2e, 0xf4a6a0 };
-    case Tone::Removed:
-        return { 0xc0392b, 0xfbdcdc };
-    case Tone::Added:
-        return { 0x1e8449, 0xd6f0d9 };
-    }
-    return { 0x000000, 0xffffff };
+    return kLight[static_cast<std::size_t>(tone)];
 }
 
 } // namespace
