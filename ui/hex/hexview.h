@@ -16,9 +16,10 @@ class SafetensorsFile;
 struct TensorInfo;
 
 // The raw bytes of a whole file (header included), 16 to a row: offset, hex in two groups of 8,
-// ASCII. Paints only the rows in view, copying their bytes out of the mapping under the SIGBUS
-// guard, so a file truncated under us shows an error instead of ending the program. The top row
-// is a quint64; the scrollbar is scaled when rows exceed int (see hexgeometry.h).
+// ASCII. Paints only the rows in view, reading their bytes with pread (MappedFile::read), not
+// through the mapping: scrolling maps no pages, and a file truncated under us gives a short read
+// and an error message instead of SIGBUS. The top row is a quint64; the scrollbar is scaled when
+// rows exceed int (see hexgeometry.h).
 class HexView : public QAbstractScrollArea {
     Q_OBJECT
 
