@@ -50,23 +50,17 @@ void sideTotals(const CompareResult &result, int node, bool sideA, TensorTreeMod
     std::vector<TensorTreeModel::DTypeTotals> &byDType)
 {
     std::vector<TensorTreeModel::Totals> perDType(kDTypeCount);
-    std::vector<int> stack { node };
-    while (!stack.empty()) {
-        const CompareTree::Node &n = result.tree.nodes[static_cast<std::size_t>(stack.back())];
-        stack.pop_back();
-        stack.insert(stack.end(), n.children.begin(), n.children.end());
-        if (n.pair < 0)
-            continue;
-        const TensorPair &pair = result.comparison.pairs[static_cast<std::size_t>(n.pair)];
+    result.tree.names.forEachLeaf(node, [&](std::size_t p) {
+        const TensorPair &pair = result.comparison.pairs[p];
         const Checkpoint::Tensor *tensor = sideA ? pair.a : pair.b;
         if (!tensor)
-            continue;
+            return;
         auto &d = perDType[static_cast<std::size_t>(tensor->info->dtype)];
         ++d.tensors;
         d.parameters += tensor->info->elementCount().value_or(0);
         d.bytes += tensor->info->byteLength();
         d.dtypeMask |= 1u << static_cast<unsigned>(tensor->info->dtype);
-    }
+    });
     for (std::size_t i = 0; i < kDTypeCount; ++i) {
         if (!perDType[i].tensors)
             continue;
@@ -202,7 +196,7 @@ void CompareDetailsPane::showGroup(const CompareResult &result, int node)
             ->showGroup((sideA ? u"A: "_s : u"B: "_s) + title, totals, byDType);
     }
     if (node > 0)
-        showCounts(title, result.tree.nodes[static_cast<std::size_t>(node)].counts, {});
+        showCounts(title, result.tree.countsOf(node), {});
 }
 
 void CompareDetailsPane::showWhole(const CompareResult &result)
@@ -223,7 +217,7 @@ void CompareDetailsPane::showWhole(const CompareResult &result)
             u"<code>%1</code>: %2 → %3"_s.arg(toQString(key).toHtmlEscaped(),
                 toQString(values.first).toHtmlEscaped(), toQString(values.second).toHtmlEscaped()));
     showGroup(result, 0);
-    showCounts(tr("Whole comparison"), result.tree.nodes.front().counts, extra + u"</table>"_s);
+    showCounts(tr("Whole comparison"), result.tree.countsOf(NameTree::kRoot), extra + u"</table>"_s);
 }
 
 void CompareDetailsPane::showMessage(const QString &text)

@@ -17,7 +17,8 @@ namespace {
 constexpr PairStatus kListOrder[] = { PairStatus::Changed, PairStatus::DTypeChanged, PairStatus::ShapeChanged,
     PairStatus::OnlyInA, PairStatus::OnlyInB, PairStatus::Identical };
 
-const CompareTree::Node kEmptyRoot {};
+const NameTree::Node kEmptyRoot {};
+const CompareTree::Counts kNoCounts {};
 
 } // namespace
 
@@ -97,11 +98,16 @@ QString CompareModel::countsText(const CompareTree::Counts &counts, bool withIde
     return parts.join(u" · "_s);
 }
 
-const CompareTree::Node &CompareModel::node(const QModelIndex &index) const
+const NameTree::Node &CompareModel::node(const QModelIndex &index) const
 {
     if (!m_result)
         return kEmptyRoot;
-    return m_result->tree.nodes[static_cast<std::size_t>(nodeOf(index))];
+    return m_result->tree.node(nodeOf(index));
+}
+
+const CompareTree::Counts &CompareModel::counts(const QModelIndex &index) const
+{
+    return m_result ? m_result->tree.countsOf(nodeOf(index)) : kNoCounts;
 }
 
 int CompareModel::nodeOf(const QModelIndex &index) const
@@ -113,7 +119,7 @@ const TensorPair *CompareModel::pairAt(const QModelIndex &index) const
 {
     if (!m_result || !index.isValid() || index.model() != this)
         return nullptr;
-    const int pair = node(index).pair;
+    const int pair = node(index).leaf;
     return pair < 0 ? nullptr : &m_result->comparison.pairs[static_cast<std::size_t>(pair)];
 }
 
@@ -126,10 +132,10 @@ QModelIndex CompareModel::indexOfPath(const QString &fullName) const
 {
     if (!m_result)
         return {};
-    const int id = m_result->tree.find(m_result->comparison, fullName.toStdString());
+    const int id = m_result->tree.find(fullName.toStdString());
     if (id <= 0)
         return {};
-    return createIndex(m_result->tree.nodes[static_cast<std::size_t>(id)].row, 0, static_cast<quintptr>(id));
+    return createIndex(m_result->tree.node(id).row, 0, static_cast<quintptr>(id));
 }
 
 QString CompareModel::fullPath(const QModelIndex &index) const
@@ -154,8 +160,7 @@ QModelIndex CompareModel::parent(const QModelIndex &child) const
     const int parent = node(child).parent;
     if (parent <= 0)
         return {};
-    return createIndex(
-        m_result->tree.nodes[static_cast<std::size_t>(parent)].row, 0, static_cast<quintptr>(parent));
+    return createIndex(m_result->tree.node(parent).row, 0, static_cast<quintptr>(parent));
 }
 
 int CompareModel::rowCount(const QModelIndex &parent) const
@@ -177,15 +182,15 @@ QVariant CompareModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid())
         return {};
-    const CompareTree::Node &n = node(index);
+    const NameTree::Node &n = node(index);
     const TensorPair *pair = pairAt(index);
     const bool present = !pair || sideOf(*pair);
     switch (role) {
     case Qt::DisplayRole:
-        return displayData(n, index.column());
+        return displayData(index);
     case Qt::ToolTipRole:
         if (!pair)
-            return u"%1\n%2"_s.arg(fullPath(index), countsText(n.counts));
+            return u"%1\n%2"_s.arg(fullPath(index), countsText(counts(index)));
         return u"%1\n%2"_s.arg(fullPath(index),
             m_result->withinTolerance(*pair) ? tr("changed, within tolerance") : statusLabel(pair->status));
     case Qt::BackgroundRole:
@@ -214,22 +219,23 @@ QVariant CompareModel::data(const QModelIndex &index, int role) const
     case StatusRole:
         return pair ? static_cast<int>(pair->status) : -1;
     case PairRole:
-        return n.pair;
+        return n.leaf;
     case PresentRole:
         return present;
     case DifferingRole:
         if (pair)
             return pair->status != PairStatus::Identical && !m_result->withinTolerance(*pair);
-        return CompareTree::differing(n.counts) > 0;
+        return CompareTree::differing(counts(index)) > 0;
     default:
         return {};
     }
 }
 
-QVariant CompareModel::displayData(const CompareTree::Node &n, int column) const
+QVariant CompareModel::displayData(const QModelIndex &index) const
 {
-    const TensorPair *pair
-        = n.pair < 0 ? nullptr : &m_result->comparison.pairs[static_cast<std::size_t>(n.pair)];
+    const NameTree::Node &n = node(index);
+    const int column = index.column();
+    const TensorPair *pair = pairAt(index);
     const Checkpoint::Tensor *tensor = pair ? sideOf(*pair) : nullptr;
     switch (column) {
     case NameColumn:
@@ -239,14 +245,14 @@ QVariant CompareModel::displayData(const CompareTree::Node &n, int column) const
     case ShapeColumn:
         if (!pair) {
             std::size_t total = 0;
-            for (std::size_t c : n.counts)
+            for (std::size_t c : counts(index))
                 total += c;
             return countNoun(total, tr("tensor"), tr("tensors"));
         }
         return tensor ? shapeText(tensor->info->shape) : QString();
     case StatusColumn:
         if (!pair)
-            return countsText(n.counts, false);
+            return countsText(counts(index), false);
         if (!tensor)
             return m_side == Side::A ? tr("only in B") : tr("only in A");
         return m_result->withinTolerance(*pair) ? tr("within tolerance") : statusLabel(pair->status);
@@ -278,7 +284,7 @@ Qt::ItemFlags CompareModel::flags(const QModelIndex &index) const
     if (!index.isValid())
         return Qt::NoItemFlags;
     Qt::ItemFlags flags = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
-    if (node(index).pair >= 0)
+    if (!node(index).isGroup())
         flags |= Qt::ItemNeverHasChildren;
     return flags;
 }

@@ -58,9 +58,10 @@ public:
     Qt::ItemFlags flags(const QModelIndex &index) const override;
 
 private:
-    const CompareTree::Node &node(const QModelIndex &index) const;
+    const NameTree::Node &node(const QModelIndex &index) const;
+    const CompareTree::Counts &counts(const QModelIndex &index) const;
     const Checkpoint::Tensor *sideOf(const TensorPair &pair) const;
-    QVariant displayData(const CompareTree::Node &node, int column) const;
+    QVariant displayData(const QModelIndex &index) const;
 
     Side m_side;
     std::shared_ptr<const CompareResult> m_result;

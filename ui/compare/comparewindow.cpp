@@ -266,7 +266,7 @@ void CompareWindow::onFinished(std::shared_ptr<const CompareResult> result)
     m_result = std::move(result);
     setBusy(false);
     QString summary = toQString(comparisonSummaryText(m_result->comparison));
-    if (const std::size_t tolerable = m_result->tree.nodes.front().counts[CompareTree::kWithinTolerance])
+    if (const std::size_t tolerable = m_result->tree.countsOf(NameTree::kRoot)[CompareTree::kWithinTolerance])
         summary += tr(" (%1 of the changed within tolerance)").arg(countText(tolerable));
     m_summary->setText(summary);
     const bool same = m_result->comparison.equivalent;
@@ -286,7 +286,7 @@ void CompareWindow::onSelectionChanged()
         return;
     const QModelIndex index = m_trees->selectedIndex();
     const int node = m_trees->modelA()->nodeOf(index);
-    const int pair = m_result->tree.nodes[static_cast<std::size_t>(node)].pair;
+    const int pair = m_result->tree.pairOf(node);
     if (pair >= 0)
         m_details->showPair(m_result, static_cast<std::size_t>(pair));
     else if (node > 0)
