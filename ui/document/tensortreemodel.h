@@ -1,12 +1,12 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "core/text/nametree.h"
 
 #include <QAbstractItemModel>
 
 #include <cstdint>
 #include <memory>
-#include <string_view>
 #include <vector>
 
 namespace stb {
@@ -68,23 +68,16 @@ public:
     Qt::ItemFlags flags(const QModelIndex &index) const override;
 
 private:
-    struct Node {
-        std::string_view name; // one segment, or the full name in flat mode
-        int parent = -1;
-        int row = 0;
-        int tensor = -1; // -1 for a group
-        std::vector<int> children;
-        Totals totals;
-    };
-
     void build();
     int nodeOf(const QModelIndex &index) const;
-    QVariant displayData(const Node &node, int column) const;
-    QVariant sortKey(const Node &node, int column) const;
+    const NameTree::Node &node(const QModelIndex &index) const { return m_tree.node(nodeOf(index)); }
+    const TensorInfo *infoOf(const NameTree::Node &node) const;
+    QVariant displayData(const QModelIndex &index) const;
+    QVariant sortKey(const QModelIndex &index) const;
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
-    std::vector<Node> m_nodes; // m_nodes[0] is the invisible root; a child's id exceeds its parent's
-    std::vector<int> m_nodeOfTensor;
+    NameTree m_tree; // leaf i is Checkpoint::tensors()[i]
+    std::vector<Totals> m_totals; // per node of m_tree
     bool m_flat = false;
 };
 
