@@ -24,13 +24,9 @@ DiffSide sideOf(const Checkpoint &checkpoint, const Checkpoint::Tensor *tensor)
     if (!tensor)
         return {};
     const SafetensorsFile *file = checkpoint.fileOf(*tensor);
-    const auto expected = tensor->info->expectedBytes();
-    if (!file || !expected || !file->complete(*tensor->info))
+    if (!file || !file->fullyReadable(*tensor->info))
         return {};
-    const auto bytes = file->tensorBytes(*tensor->info);
-    if (bytes.size() != *expected)
-        return {};
-    return { tensor->info->dtype, bytes, tensor->info->elementCount().value_or(0) };
+    return { tensor->info->dtype, file->tensorBytes(*tensor->info), *tensor->info->elementCount() };
 }
 
 } // namespace

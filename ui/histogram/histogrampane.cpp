@@ -188,9 +188,7 @@ void HistogramPane::refresh()
         return;
     }
     const SafetensorsFile *file = m_checkpoint->fileOf(*m_tensor);
-    const auto expected = info.expectedBytes();
-    if (!file || !info.elementCount() || !expected || *expected != info.byteLength()
-        || !file->complete(info)) {
+    if (!file || !file->fullyReadable(info)) {
         showMessage(tr("The bytes of %1 are not all in the file (it is broken or cut short), so its values "
                        "cannot be scanned.")
                         .arg(toQString(info.name)));

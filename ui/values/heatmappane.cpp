@@ -88,7 +88,7 @@ void HeatmapPane::showTensor(const Checkpoint::Tensor *tensor)
     m_tensor = tensor;
     m_job.cancel();
     const SafetensorsFile *file = tensor ? m_checkpoint->fileOf(*tensor) : nullptr;
-    if (!file || !tensor->info->expectedBytes() || !file->complete(*tensor->info)) {
+    if (!file || !file->fullyReadable(*tensor->info)) {
         m_tensor = nullptr;
         m_plane->setShape({});
         m_plane->hide();

@@ -110,7 +110,7 @@ void ValuesPane::showTensor(const Checkpoint::Tensor *tensor)
     setMessage({});
     m_tensor = tensor;
     const SafetensorsFile *file = tensor ? m_checkpoint->fileOf(*tensor) : nullptr;
-    const bool readable = file && tensor->info->expectedBytes() && file->complete(*tensor->info);
+    const bool readable = file && file->fullyReadable(*tensor->info);
     m_locateButton->setEnabled(readable);
     m_goTo->setEnabled(readable);
     if (!readable) {
