@@ -1,7 +1,9 @@
 #include "ui/values/valuetablemodel.h"
 
+#include "core/values/colourscale.h"
 #include "core/values/valuereader.h"
 #include "ui/common/qtformat.h"
+#include "ui/common/statuscolors.h"
 
 #include <QBrush>
 #include <QColor>
@@ -20,6 +22,11 @@ namespace {
 int clampToInt(std::uint64_t n)
 {
     return static_cast<int>(std::min<std::uint64_t>(n, INT_MAX));
+}
+
+QColor specialTint(Rgb rgb)
+{
+    return QColor(rgb.r, rgb.g, rgb.b, 70);
 }
 
 } // namespace
@@ -166,27 +173,20 @@ QVariant ValueTableModel::data(const QModelIndex &index, int role) const
                 value ? valueText(m_info->dtype, *value, 0) : tr("unreadable (the file changed on disk)"));
     }
     case Qt::ForegroundRole:
-        // NaN/Inf/zero are told apart by colour as well as by text.
-        switch (kind) {
-        case Zero:
-            return QBrush(QColor(0x80, 0x80, 0x80));
-        case NaN:
-            return QBrush(QColor(0xA0, 0x00, 0xA0));
-        case PosInf:
-        case NegInf:
-            return QBrush(QColor(0x00, 0x70, 0x00));
-        default:
-            return {};
-        }
+        // Zeros recede; everything else keeps the palette's text colour, readable on the tints below.
+        return kind == Zero ? QVariant(QBrush(toneText(Tone::Muted))) : QVariant();
     case Qt::BackgroundRole:
+        // NaN and ±Inf wear the heatmap's colours for them (translucent, so a light and a dark
+        // palette both keep the text readable): the same meaning in both panes.
         switch (kind) {
         case NaN:
-            return QBrush(QColor(0xFF, 0xD8, 0xFF));
+            return QBrush(specialTint(kNaNColour));
         case PosInf:
+            return QBrush(specialTint(kPosInfColour));
         case NegInf:
-            return QBrush(QColor(0xD8, 0xFF, 0xD8));
+            return QBrush(specialTint(kNegInfColour));
         case Unreadable:
-            return QBrush(QColor(0xFF, 0xE0, 0xE0));
+            return QBrush(toneTint(Tone::Bad));
         default:
             return {};
         }
