@@ -420,9 +420,11 @@ void tst_CompareWindow::darkPalette()
         // The main window too: status line, tree, histogram chart and its statistics.
         MainWindow main;
         main.resize(1200, 700);
-        QVERIFY(main.openFiles({ m_a }));
+        main.openFiles({ m_a });
+        QTRY_COMPARE_WITH_TIMEOUT(main.documents()->openingCount(), 0, 60000); // opening is background work
         main.show();
         CheckpointView *view = main.documents()->currentView();
+        QVERIFY(view);
         view->setCurrentPane(CheckpointView::HistogramTab);
         QVERIFY(view->selectPath(u"model.layers.0.mlp.up.weight"_s));
         QTRY_VERIFY(view->histogramPane()->analysis());
