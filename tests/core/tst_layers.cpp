@@ -8,13 +8,13 @@
 #include "core/layers/layerdiff.h"
 #include "core/layers/layersreport.h"
 #include "core/layers/repeatdetector.h"
+#include "tests/support/testfiles.h"
 
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -178,18 +178,8 @@ struct WrittenModel {
 
     std::shared_ptr<const Checkpoint> write(const QString &path) const
     {
-        std::vector<std::vector<std::byte>> data;
-        for (const auto &v : values) {
-            data.emplace_back(v.size() * sizeof(float));
-            std::memcpy(data.back().data(), v.data(), data.back().size());
-        }
-        std::string error;
-        if (!writeFile(path.toStdString(), specs, data, {}, error))
-            qFatal("%s", error.c_str());
-        auto checkpoint = Checkpoint::open(path.toStdString(), error);
-        if (!checkpoint)
-            qFatal("%s", error.c_str());
-        return checkpoint;
+        return test::writeCheckpoint(path.toStdString(), specs,
+            [&](std::size_t spec, std::size_t element) { return values[spec][element]; });
     }
 };
 
