@@ -35,7 +35,8 @@ std::string more(std::size_t total, std::size_t listed)
 // "5" or "3/17" (outer index / index) for a block of a nested repeat.
 std::string where(const Repeat &repeat, std::size_t row, std::size_t column)
 {
-    const std::string index = std::to_string(repeat.indices[column]);
+    // A whole-row outlier names its layer and every block in it ("5/*").
+    const std::string index = column == kWholeRow ? "*" : std::to_string(repeat.indices[column]);
     return repeat.nested() ? std::to_string(repeat.outerIndices[row]) + "/" + index : index;
 }
 

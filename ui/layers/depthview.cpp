@@ -115,8 +115,15 @@ void DepthView::draw()
         lines.push_back(std::move(line));
     }
     std::vector<DepthChart::Marker> markers;
+    QStringList wholeRow; // roles whose blocks in this row, taken together, stand out from the other rows
     for (const DepthOutlier &o : m_outliers) {
-        if (static_cast<std::size_t>(o.stat) == metric && o.row == row())
+        if (static_cast<std::size_t>(o.stat) != metric || o.row != row())
+            continue;
+        if (o.column == kWholeRow && wholeRow.size() < 3) // a few say it; the Layers tree lists roles
+            wholeRow << tr("%1 (z = %2)").arg(toQString(m_repeat->roles[o.role].name).left(80)).arg(o.z, 0, 'f', 1);
+        else if (o.column == kWholeRow)
+            continue;
+        else
             markers.push_back(
                 { static_cast<int>(o.role), static_cast<int>(o.column), tr("z = %1").arg(o.z, 0, 'f', 1) });
     }
@@ -124,6 +131,8 @@ void DepthView::draw()
     m_status = markers.empty()    ? tr("No outliers along depth")
         : markers.size() == 1 ? tr("1 outlier along depth (|z| > %1)").arg(kDepthOutlierZ)
                               : tr("%1 outliers along depth (|z| > %2)").arg(markers.size()).arg(kDepthOutlierZ);
+    if (!wholeRow.isEmpty())
+        m_status += tr("; this row as a whole stands out from the others in: %1").arg(wholeRow.join(u", "_s));
     emit statusChanged(m_status);
 }
 
