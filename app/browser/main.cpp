@@ -30,7 +30,7 @@ int main(int argc, char **argv)
         u"select"_s, u"Select the tensor or group of this dotted name in the first file."_s, u"NAME"_s);
     parser.addOption(select);
     const QCommandLineOption pane(u"pane"_s,
-        u"Show this pane of the first file: overview, layout, hex, metadata, diagnostics, histogram, values or heatmap."_s,
+        u"Show this pane of the first file: overview, layout, hex, metadata, diagnostics, histogram, values, heatmap or depth."_s,
         u"NAME"_s);
     parser.addOption(pane);
     const QCommandLineOption compare(u"compare"_s, u"Compare two checkpoints side by side: --compare A B."_s);
@@ -56,7 +56,7 @@ int main(int argc, char **argv)
     else
         window.openFiles(parser.positionalArguments());
     static const QStringList panes { u"overview"_s, u"layout"_s, u"hex"_s, u"metadata"_s, u"diagnostics"_s,
-        u"histogram"_s, u"values"_s, u"heatmap"_s }; // in CheckpointView::Pane order
+        u"histogram"_s, u"values"_s, u"heatmap"_s, u"depth"_s }; // in CheckpointView::Pane order
     // Files open in the background: --select and --pane apply to the first one once it is in.
     const QString selected = parser.isSet(select) ? parser.value(select) : QString();
     const int paneIndex = panes.indexOf(parser.value(pane));

@@ -16,6 +16,7 @@ extern const Command kSha256Command;
 extern const Command kLocateCommand;
 extern const Command kHeatmapCommand;
 extern const Command kExportCommand;
+extern const Command kLayersCommand;
 
 std::span<const Command *const> commands()
 {
@@ -28,6 +29,7 @@ std::span<const Command *const> commands()
         &kLocateCommand,
         &kHeatmapCommand,
         &kExportCommand,
+        &kLayersCommand,
     };
     return table;
 }

@@ -1,3 +1,4 @@
+#include "bylayer.h"
 #include "command.h"
 #include "texttable.h"
 
@@ -16,6 +17,7 @@ const OptionSpec kDiffOptions[] = {
     kJsonOption,
     {"atol", "X", "Absolute tolerance: values within atol + rtol*|b| count as equal."},
     {"rtol", "Y", "Relative tolerance."},
+    {"by-layer", "", "Relative L2 and cosine per role over the blocks of each repeated structure (layers)."},
 };
 
 // Exit 0 when the checkpoints hold the same names, dtypes and shapes and every value is within
@@ -45,6 +47,10 @@ int runDiff(const Invocation &invocation)
     if (!comparison) {
         std::fprintf(stderr, "a file changed on disk during the comparison\n");
         return Usage;
+    }
+    if (invocation.isSet("by-layer")) {
+        printByLayer(*comparison, invocation.isSet(kJsonOption.name));
+        return comparison->equivalent ? Ok : Findings;
     }
     if (invocation.isSet(kJsonOption.name)) {
         std::printf("%s\n", jsonText(comparisonJson(*a, *b, *comparison)).c_str());

@@ -21,6 +21,17 @@ double median(std::vector<double> values)
     return (upper + *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid))) / 2;
 }
 
+// The median of the finite values, NaN when there are none.
+double finiteMedian(std::span<const double> values)
+{
+    std::vector<double> finite;
+    for (double v : values) {
+        if (std::isfinite(v))
+            finite.push_back(v);
+    }
+    return finite.empty() ? NAN : median(std::move(finite));
+}
+
 void collectTensors(const Repeat &repeat, std::vector<std::size_t> &out)
 {
     for (std::size_t tensor : repeat.table) {
@@ -122,6 +133,15 @@ RepeatProfile profileRepeat(const Repeat &repeat, const StatsLookup &stats)
                 for (const auto &[column, z] : robustOutliers(line))
                     profile.outliers.push_back(
                         { row, column, role, static_cast<DepthStat>(s), line[column], z });
+            }
+            if (rows > 1) {
+                // Each row's median over its blocks, compared along depth.
+                std::vector<double> medians(rows, NAN);
+                for (std::size_t row = 0; row < rows; ++row)
+                    medians[row] = finiteMedian(std::span<const double>(series.data() + row * columns, columns));
+                for (const auto &[row, z] : robustOutliers(medians))
+                    profile.outliers.push_back(
+                        { row, kWholeRow, role, static_cast<DepthStat>(s), medians[row], z });
             }
         }
     }

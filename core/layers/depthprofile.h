@@ -30,9 +30,12 @@ double depthStatValue(DepthStat stat, const TensorStats &stats);
 // lacks the role or the value is undefined.
 using DepthSeries = std::vector<double>;
 
-// A block whose value is far from the others' in its row (the experts of one layer, or the layers).
+// A block whose value is far from the others' in its row (the experts of one layer, or the layers);
+// or, in a nested repeat, a whole row far from the other rows (column kWholeRow, value the row's
+// median): a layer all of whose experts moved together, which no comparison inside the row sees.
+inline constexpr std::size_t kWholeRow = static_cast<std::size_t>(-1);
 struct DepthOutlier {
-    std::size_t row = 0, column = 0, role = 0; // into the repeat
+    std::size_t row = 0, column = 0, role = 0; // into the repeat; column kWholeRow: the whole row
     DepthStat stat = DepthStat::Mean;
     double value = 0;
     double z = 0;

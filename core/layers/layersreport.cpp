@@ -76,7 +76,8 @@ Json repeatJson(const Repeat &repeat, const RepeatProfile *profile)
         Json outliers = Json::array();
         for (const auto &o : profile->outliers) {
             Json row;
-            row["index"] = repeat.indices[o.column];
+            // A whole row (a layer whose experts moved together): no single index.
+            row["index"] = o.column == kWholeRow ? Json() : Json(repeat.indices[o.column]);
             if (repeat.nested())
                 row["outer_index"] = repeat.outerIndices[o.row];
             row["role"] = repeat.roles[o.role].name;

@@ -8,13 +8,13 @@
 #include "core/layers/layerdiff.h"
 #include "core/layers/layersreport.h"
 #include "core/layers/repeatdetector.h"
+#include "tests/support/testfiles.h"
 
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -178,18 +178,8 @@ struct WrittenModel {
 
     std::shared_ptr<const Checkpoint> write(const QString &path) const
     {
-        std::vector<std::vector<std::byte>> data;
-        for (const auto &v : values) {
-            data.emplace_back(v.size() * sizeof(float));
-            std::memcpy(data.back().data(), v.data(), data.back().size());
-        }
-        std::string error;
-        if (!writeFile(path.toStdString(), specs, data, {}, error))
-            qFatal("%s", error.c_str());
-        auto checkpoint = Checkpoint::open(path.toStdString(), error);
-        if (!checkpoint)
-            qFatal("%s", error.c_str());
-        return checkpoint;
+        return test::writeCheckpoint(path.toStdString(), specs,
+            [&](std::size_t spec, std::size_t element) { return values[spec][element]; });
     }
 };
 
@@ -283,6 +273,7 @@ private slots:
     void robustZ();
     void profilesMatchStatistics();
     void plantedBrokenLayer();
+    void wholeLayerOfExpertsStandsOut();
     void cachedStatisticsAreUsed();
     void stoppedProfile();
     void diffByLayerSeries();
@@ -547,6 +538,45 @@ void tst_Layers::plantedBrokenLayer()
     for (const QString &expected : { u"5:mlp.down_proj.weight:std"_s, u"5:mlp.down_proj.weight:rms"_s,
              u"5:mlp.down_proj.weight:abs_max"_s, u"3:mlp.up_proj.weight:nonfinite"_s })
         QVERIFY2(flagged.contains(expected), qPrintable(expected));
+}
+
+// A layer all of whose experts moved together is no outlier inside its row (the experts agree),
+// but its row's median stands out along depth: flagged as a whole row, and only that.
+void tst_Layers::wholeLayerOfExpertsStandsOut()
+{
+    const NameSet names = moe(9, 6);
+    const auto pointers = names.pointers();
+    const auto repeats = detectRepeats(pointers);
+    QCOMPARE(repeats.size(), std::size_t(1));
+    QCOMPARE(repeats[0].repeats.size(), std::size_t(1));
+    const Repeat &experts = repeats[0].repeats[0];
+    std::vector<TensorStats> stats(pointers.size());
+    for (std::size_t i = 0; i < pointers.size(); ++i) {
+        stats[i].count = 100;
+        // Spread a little by name, so the MAD along depth is not zero; layer 5's experts ×10.
+        stats[i].mean = 0.5 + 0.01 * static_cast<double>(i % 7);
+        if (pointers[i]->name.starts_with("model.layers.5.mlp.experts."))
+            stats[i].mean *= 10;
+    }
+    const RepeatProfile profile = profileRepeat(experts, [&](std::size_t i) { return &stats[i]; });
+    QSet<QString> found;
+    for (const DepthOutlier &o : profile.outliers) {
+        if (o.stat != DepthStat::Mean)
+            continue;
+        QCOMPARE(o.column, kWholeRow);
+        QCOMPARE(experts.outerIndices[o.row], std::uint64_t(5));
+        QVERIFY(o.z > kDepthOutlierZ);
+        found << QString::fromStdString(experts.roles[o.role].name);
+    }
+    QCOMPARE(found, (QSet<QString> { u"gate_proj.weight"_s, u"up_proj.weight"_s, u"down_proj.weight"_s }));
+    // JSON: no single index, the layer as outer_index.
+    const std::vector<RepeatProfile> profiles { profileRepeat(repeats[0], [&](std::size_t i) { return &stats[i]; }) };
+    const Json &outliers = layersJson(repeats, &profiles)["repeats"][0]["repeats"][0]["outliers"];
+    QVERIFY(!outliers.empty());
+    for (const Json &o : outliers) {
+        QVERIFY(o["index"].is_null());
+        JSON_COMPARE(o["outer_index"], 5);
+    }
 }
 
 void tst_Layers::cachedStatisticsAreUsed()

@@ -2,7 +2,10 @@
 
 #include "core/format/tensorinfo.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -101,6 +104,30 @@ SampleModel makeSampleModel(int layers, int hidden)
     add("model.rotary_emb.position_ids", DType::I64, {1, 64});
     model.metadata = {{"format", "pt"}, {"generator", "safetensors-browser sample"}};
     return model;
+}
+
+std::shared_ptr<const Checkpoint> writeCheckpoint(const std::string &path, std::span<const TensorSpec> specs,
+    const std::function<float(std::size_t, std::size_t)> &value)
+{
+    std::string error;
+    const bool written = writeFile(
+        path, specs, {},
+        [&](std::size_t spec, std::span<std::byte> out) {
+            std::fill(out.begin(), out.end(), std::byte { 0 });
+            if (!value || specs[spec].dtype != DType::F32)
+                return;
+            for (std::size_t e = 0; e < out.size() / 4; ++e) {
+                const float v = value(spec, e);
+                std::memcpy(out.data() + e * 4, &v, 4);
+            }
+        },
+        error);
+    auto checkpoint = written ? Checkpoint::open(path, error) : nullptr;
+    if (!checkpoint) {
+        std::fprintf(stderr, "writeCheckpoint %s: %s\n", path.c_str(), error.c_str());
+        std::abort();
+    }
+    return checkpoint;
 }
 
 } // namespace stb::test

@@ -1,8 +1,11 @@
 #pragma once
 
 #include "core/format/writer.h"
+#include "core/io/checkpoint.h"
 
 #include <cstddef>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,5 +28,11 @@ struct SampleModel {
     Metadata metadata;
 };
 SampleModel makeSampleModel(int layers = 4, int hidden = 32);
+
+// Writes a file of F32 (or other) tensors and opens it; aborts the test program with the reason
+// on failure. `value(spec, element)` gives each F32 element (zero bytes for
+// other dtypes and without it).
+std::shared_ptr<const Checkpoint> writeCheckpoint(const std::string &path, std::span<const TensorSpec> specs,
+    const std::function<float(std::size_t, std::size_t)> &value = {});
 
 } // namespace stb::test

@@ -4,6 +4,7 @@
 #include "ui/common/droppedfiles.h"
 #include "ui/common/qtformat.h"
 #include "ui/common/statuscolors.h"
+#include "ui/compare/comparedepthpane.h"
 #include "ui/compare/comparedetailspane.h"
 #include "ui/compare/compareexport.h"
 #include "ui/compare/comparemodel.h"
@@ -26,6 +27,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTextDocumentFragment>
 
 #include <optional>
@@ -63,6 +65,7 @@ CompareWindow::CompareWindow(QWidget *parent)
     , m_bar(new MessageBar(this))
     , m_trees(new CompareTreesView(this))
     , m_details(new CompareDetailsPane(this))
+    , m_depth(new CompareDepthPane(this))
     , m_summary(new QLabel(this))
     , m_verdict(new QLabel(this))
     , m_progress(new QProgressBar(this))
@@ -77,7 +80,14 @@ CompareWindow::CompareWindow(QWidget *parent)
     layout->addWidget(createControls());
     auto *splitter = new QSplitter(Qt::Horizontal, central);
     splitter->addWidget(m_trees);
-    splitter->addWidget(m_details);
+    // The selection's details, or the whole comparison over depth.
+    auto *right = new QTabWidget(central);
+    right->setDocumentMode(true);
+    right->setObjectName(u"compareTabs"_s);
+    right->addTab(m_details, tr("Details"));
+    right->addTab(m_depth, tr("Depth"));
+    splitter->addWidget(right);
+    connect(m_depth, &CompareDepthPane::pathActivated, this, &CompareWindow::selectPath);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     splitter->setSizes({ 810, 470 });
@@ -227,6 +237,7 @@ void CompareWindow::start()
 {
     m_result.reset();
     m_trees->setResult(nullptr);
+    m_depth->setResult(nullptr);
     m_details->showMessage(tr("Comparing…"));
     m_summary->setText(tr("Comparing %1 with %2…").arg(displayName(*m_a), displayName(*m_b)));
     m_verdict->clear();
@@ -275,6 +286,7 @@ void CompareWindow::onFinished(std::shared_ptr<const CompareResult> result)
         : tr("different");
     m_verdict->setText(toneHtml(same ? Tone::Good : Tone::Bad, u"<b>%1</b>"_s.arg(verdict), palette()));
     m_trees->setResult(m_result);
+    m_depth->setResult(m_result);
     if (!m_pendingSelection.isEmpty())
         m_trees->selectPath(std::exchange(m_pendingSelection, QString()));
     emit comparisonFinished();

@@ -14,6 +14,7 @@ class QPushButton;
 
 namespace stb {
 
+class CompareDepthPane;
 class CompareDetailsPane;
 class CompareRunner;
 class CompareTreesView;
@@ -50,6 +51,7 @@ public:
 
     CompareTreesView *trees() const { return m_trees; }
     CompareDetailsPane *details() const { return m_details; }
+    CompareDepthPane *depthPane() const { return m_depth; }
     QCheckBox *differencesOnlyBox() const { return m_differencesOnly; }
     QLineEdit *atolEdit() const { return m_atol; }
     QLineEdit *rtolEdit() const { return m_rtol; }
@@ -84,6 +86,7 @@ private:
     MessageBar *m_bar;
     CompareTreesView *m_trees;
     CompareDetailsPane *m_details;
+    CompareDepthPane *m_depth;
     QLineEdit *m_filter = nullptr;
     QCheckBox *m_differencesOnly = nullptr;
     QLineEdit *m_atol = nullptr;

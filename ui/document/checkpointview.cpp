@@ -11,6 +11,8 @@
 #include "ui/document/tensortreemodel.h"
 #include "ui/hex/hexpane.h"
 #include "ui/histogram/histogrampane.h"
+#include "ui/layers/depthpane.h"
+#include "ui/layers/layersmodel.h"
 #include "ui/layoutmap/layoutmapview.h"
 #include "ui/shell/messagebar.h"
 #include "ui/shell/sha256dialog.h"
@@ -25,6 +27,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
+#include <QSignalBlocker>
 #include <QSettings>
 #include <QSplitter>
 #include <QTabWidget>
@@ -121,6 +124,13 @@ QWidget *CheckpointView::createTreeSide()
     row->addWidget(m_filter, 1);
     row->addWidget(m_filterMode);
     row->addWidget(m_flat);
+    m_layers = new QToolButton(side);
+    m_layers->setText(tr("Layers"));
+    m_layers->setObjectName(u"layersToggle"_s);
+    m_layers->setCheckable(true);
+    m_layers->setToolTip(tr("Show the repeated blocks (layers, experts) as one row each, with their roles and "
+                            "deviations"));
+    row->addWidget(m_layers);
     layout->addLayout(row);
 
     m_tree = new QTreeView(side);
@@ -139,6 +149,14 @@ QWidget *CheckpointView::createTreeSide()
     m_tree->header()->resizeSection(TensorTreeModel::ParametersColumn, 11 * digit);
     m_tree->header()->resizeSection(TensorTreeModel::SizeColumn, 10 * digit);
     layout->addWidget(m_tree, 1);
+    m_layersTree = new QTreeView(side);
+    m_layersTree->setObjectName(u"layersTree"_s);
+    m_layersTree->setUniformRowHeights(true);
+    m_layersTree->setAlternatingRowColors(true);
+    m_layersTree->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_layersTree->hide();
+    layout->addWidget(m_layersTree, 1);
+    connect(m_layers, &QToolButton::toggled, this, &CheckpointView::setLayersMode);
     // Open the first level ("model", "lm_head"): one click less to anything, and cheap.
     for (int row = 0; row < std::min(m_proxy->rowCount(), 8); ++row)
         m_tree->expand(m_proxy->index(row, 0));
@@ -214,6 +232,19 @@ void CheckpointView::createPanes()
         setCurrentPane(ValuesTab);
         m_values->goToElement(flat);
     });
+    m_depth = new DepthPane(m_checkpoint, m_panes);
+    m_depth->setKnownStats([this](std::size_t tensor) -> const TensorStats * {
+        const TensorAnalysis *analysis
+            = m_histogram->cache().find(m_checkpoint->tensors()[tensor].info, m_histogram->bins());
+        return analysis ? &analysis->stats : nullptr;
+    });
+    m_panes->addTab(m_depth, tr("Depth"));
+    connect(m_depth, &DepthPane::tensorActivated, this, [this](std::size_t tensor) {
+        if (m_layersModel)
+            m_layersTree->setCurrentIndex(m_layersModel->indexOfTensor(tensor));
+        else
+            selectPath(toQString(m_checkpoint->tensors()[tensor].info->name));
+    });
     m_dirty.assign(static_cast<std::size_t>(m_panes->count()), true);
     connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::updatePane);
     connect(m_diagnostics, &DiagnosticsPane::offsetActivated, this, &CheckpointView::jumpToOffset);
@@ -237,6 +268,73 @@ void CheckpointView::createPanes()
         if (const QModelIndex index = m_model->indexOfTensor(info); index.isValid())
             selectPath(m_model->fullPath(index));
     });
+}
+
+void CheckpointView::setLayersMode(bool on)
+{
+    if (on && !m_layersModel) {
+        // Detection reads names only: 36,757 tensors take milliseconds, so it runs right here.
+        m_layersModel = new LayersModel(this);
+        m_layersModel->setCheckpoint(m_checkpoint);
+        m_layersTree->setModel(m_layersModel);
+        const int digit = m_layersTree->fontMetrics().horizontalAdvance(u'0');
+        // Narrow numeric columns: the deviation counts must be visible without scrolling.
+        m_layersTree->header()->resizeSection(LayersModel::NameColumn, 36 * digit);
+        m_layersTree->header()->resizeSection(LayersModel::DTypeColumn, 6 * digit);
+        m_layersTree->header()->resizeSection(LayersModel::ShapeColumn, 10 * digit);
+        m_layersTree->header()->resizeSection(LayersModel::BlocksColumn, 8 * digit);
+        m_layersTree->header()->resizeSection(LayersModel::DeviationsColumn, 10 * digit);
+        connect(m_layersTree->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+                &CheckpointView::onLayersSelectionChanged);
+    }
+    const QSignalBlocker block(m_layers);
+    m_layers->setChecked(on);
+    m_tree->setVisible(!on);
+    m_layersTree->setVisible(on);
+    m_filter->setEnabled(!on);
+    m_filterMode->setEnabled(!on);
+    m_flat->setEnabled(!on);
+}
+
+bool CheckpointView::isLayersMode() const
+{
+    return m_layers->isChecked();
+}
+
+// A tensor row selects that tensor for every pane; a repeat or role row shows its depth
+// profile; a block row selects its group.
+void CheckpointView::onLayersSelectionChanged()
+{
+    const QModelIndexList rows = m_layersTree->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return;
+    const QModelIndex index = rows.first();
+    const std::size_t tensor = m_layersModel->tensorAt(index);
+    if (tensor != kNoTensor) {
+        selectPath(toQString(m_checkpoint->tensors()[tensor].info->name));
+        return;
+    }
+    const Repeat *repeat = m_layersModel->repeatAt(index);
+    switch (m_layersModel->kind(index)) {
+    case LayersModel::Kind::Repeat:
+    case LayersModel::Kind::Role:
+        m_depth->setRepeat(repeat, m_layersModel->roleAt(index));
+        setCurrentPane(DepthTab);
+        break;
+    default:
+        if (repeat && index.parent().isValid()) {
+            // The block's own dotted path, for the overview of its group.
+            QModelIndex probe = m_layersModel->index(0, 0, index);
+            while (probe.isValid() && m_layersModel->tensorAt(probe) == kNoTensor)
+                probe = m_layersModel->index(0, 0, probe);
+            if (probe.isValid()) {
+                const QString name = toQString(m_checkpoint->tensors()[m_layersModel->tensorAt(probe)].info->name);
+                const QString child = probe.data().toString();
+                selectPath(name.left(name.size() - child.size() - 1));
+            }
+        }
+        break;
+    }
 }
 
 void CheckpointView::onSelectionChanged()

@@ -19,10 +19,12 @@ class QTreeView;
 namespace stb {
 
 class AuditView;
+class DepthPane;
 class DiagnosticsPane;
 class HeatmapPane;
 class HexPane;
 class HistogramPane;
+class LayersModel;
 class LayoutMapView;
 class MessageBar;
 class MetadataPane;
@@ -37,7 +39,7 @@ class ValuesPane;
 class CheckpointView : public QWidget {
     Q_OBJECT
 public:
-    enum Pane { OverviewTab, LayoutTab, HexTab, MetadataTab, DiagnosticsTab, HistogramTab, ValuesTab, HeatmapTab };
+    enum Pane { OverviewTab, LayoutTab, HexTab, MetadataTab, DiagnosticsTab, HistogramTab, ValuesTab, HeatmapTab, DepthTab };
 
     CheckpointView(
         std::shared_ptr<const Checkpoint> checkpoint, const QString &title, QWidget *parent = nullptr);
@@ -76,6 +78,12 @@ public:
     ValuesPane *valuesPane() const { return m_values; }
     HeatmapPane *heatmapPane() const { return m_heatmap; }
     AuditView *auditView() const { return m_audit; }
+    DepthPane *depthPane() const { return m_depth; }
+    // The Layers mode: the tree of repeats instead of the tree of names (built on first use).
+    void setLayersMode(bool on);
+    bool isLayersMode() const;
+    QTreeView *layersTree() const { return m_layersTree; }
+    LayersModel *layersModel() const { return m_layersModel; }
 
     // Shows the audit panel under the document and scans the whole checkpoint in the background.
     void startAudit();
@@ -93,6 +101,7 @@ private:
     void updatePane(int pane);
     void jumpToOffset(quint64 offset, int shard, const QString &tensor);
     void copyName();
+    void onLayersSelectionChanged();
     std::size_t currentShard() const;
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
@@ -108,7 +117,10 @@ private:
     QLineEdit *m_filter = nullptr;
     QComboBox *m_filterMode = nullptr;
     QToolButton *m_flat = nullptr;
+    QToolButton *m_layers = nullptr;
     QTreeView *m_tree = nullptr;
+    QTreeView *m_layersTree = nullptr;
+    LayersModel *m_layersModel = nullptr;
     QTabWidget *m_panes = nullptr;
     OverviewPane *m_overview = nullptr;
     MetadataPane *m_metadata = nullptr;
@@ -118,6 +130,7 @@ private:
     HistogramPane *m_histogram = nullptr;
     ValuesPane *m_values = nullptr;
     HeatmapPane *m_heatmap = nullptr;
+    DepthPane *m_depth = nullptr;
     AuditView *m_audit = nullptr; // a panel under the tree and panes, hidden until an audit runs
     const SafetensorsFile *m_layoutFile = nullptr; // what each file pane shows now
     const SafetensorsFile *m_hexFile = nullptr;

@@ -1,0 +1,203 @@
+#include "ui/charts/depthchart.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCursor>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QStackedLayout>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace Qt::StringLiterals;
+
+namespace stb {
+
+DepthChart::DepthChart(QWidget *parent)
+    : QWidget(parent)
+    , m_stack(new QStackedLayout(this))
+    , m_message(new QLabel(this))
+    , m_view(new QChartView(this))
+{
+    m_message->setAlignment(Qt::AlignCenter);
+    m_message->setWordWrap(true);
+    m_message->setEnabled(false);
+    auto *view = static_cast<QChartView *>(m_view);
+    view->setRenderHint(QPainter::Antialiasing);
+    view->setMinimumHeight(160);
+    m_stack->addWidget(m_message);
+    m_stack->addWidget(m_view);
+}
+
+DepthChart::~DepthChart() = default;
+
+QString DepthChart::message() const
+{
+    return m_stack->currentWidget() == m_message ? m_message->text() : QString();
+}
+
+void DepthChart::showMessage(const QString &text)
+{
+    m_message->setText(text);
+    m_stack->setCurrentWidget(m_message);
+}
+
+void DepthChart::setData(const QString &yTitle, const std::vector<std::uint64_t> &x,
+    const std::vector<Line> &lines, const std::vector<Marker> &markers)
+{
+    m_yTitle = yTitle;
+    m_x = x;
+    m_lines = lines;
+    m_markers = markers;
+    rebuild();
+}
+
+void DepthChart::setLineVisible(int line, bool visible)
+{
+    if (line < 0 || line >= lineCount() || m_lines[static_cast<std::size_t>(line)].visible == visible)
+        return;
+    m_lines[static_cast<std::size_t>(line)].visible = visible;
+    rebuild();
+}
+
+int DepthChart::positionOf(double x) const
+{
+    const auto it = std::lower_bound(
+        m_x.begin(), m_x.end(), x, [](std::uint64_t a, double b) { return static_cast<double>(a) < b; });
+    std::size_t p = static_cast<std::size_t>(it - m_x.begin());
+    if (p == m_x.size()
+        || (p > 0
+            && std::abs(static_cast<double>(m_x[p - 1]) - x) < std::abs(static_cast<double>(m_x[p]) - x)))
+        --p;
+    return static_cast<int>(p);
+}
+
+QString DepthChart::pointText(int line, int position) const
+{
+    if (line < 0 || line >= lineCount() || position < 0 || position >= static_cast<int>(m_x.size()))
+        return {};
+    const double value = m_lines[static_cast<std::size_t>(line)].values[static_cast<std::size_t>(position)];
+    return u"%1 @ %2: %3"_s.arg(m_lines[static_cast<std::size_t>(line)].name)
+        .arg(m_x[static_cast<std::size_t>(position)])
+        .arg(std::isfinite(value) ? QString::number(value, 'g', 6) : u"\u2014"_s);
+}
+
+// Rebuilt on each change, so series never accumulate; a line with gaps is drawn as several
+// series under one legend entry.
+void DepthChart::rebuild()
+{
+    auto *chart = new QChart;
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->legend()->setAlignment(Qt::AlignBottom); // long role names need the width
+    auto *xAxis = new QValueAxis;
+    auto *yAxis = new QValueAxis;
+    xAxis->setLabelFormat(u"%d"_s);
+    xAxis->setTitleText(tr("block"));
+    yAxis->setTitleText(m_yTitle);
+    yAxis->setLabelFormat(u"%.3g"_s);
+    chart->addAxis(xAxis, Qt::AlignBottom);
+    chart->addAxis(yAxis, Qt::AlignLeft);
+    double lo = INFINITY, hi = -INFINITY;
+    int drawn = 0;
+    for (std::size_t l = 0; l < m_lines.size(); ++l) {
+        const Line &line = m_lines[l];
+        if (!line.visible)
+            continue;
+        QLineSeries *series = nullptr;
+        // A line keeps its colour when others are hidden: picked by its index, not by the chart.
+        const QColor color = QColor::fromHsv(static_cast<int>((l * 137) % 360), 200, 200);
+        bool named = false; // one legend entry per line, however many pieces its gaps make
+        for (std::size_t p = 0; p < m_x.size() && p < line.values.size(); ++p) {
+            const double v = line.values[p];
+            if (!std::isfinite(v)) {
+                series = nullptr; // a gap: the next value starts a new piece
+                continue;
+            }
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+            if (!series) {
+                series = new QLineSeries;
+                series->setPointsVisible(m_x.size() <= 160);
+                chart->addSeries(series);
+                series->attachAxis(xAxis);
+                series->attachAxis(yAxis);
+                series->setColor(color);
+                if (!named) {
+                    series->setName(line.name);
+                    named = true;
+                } else {
+                    chart->legend()->markers(series).value(0)->setVisible(false);
+                }
+                connect(series, &QLineSeries::hovered, this, [this, l](const QPointF &point, bool state) {
+                    if (state)
+                        QToolTip::showText(
+                            QCursor::pos(), pointText(static_cast<int>(l), positionOf(point.x())));
+                    else
+                        QToolTip::hideText();
+                });
+                connect(series, &QLineSeries::clicked, this, [this, l](const QPointF &point) {
+                    emit pointClicked(static_cast<int>(l), positionOf(point.x()));
+                });
+            }
+            series->append(static_cast<double>(m_x[p]), v);
+        }
+        ++drawn;
+    }
+    auto *marks = new QScatterSeries;
+    marks->setName(tr("outliers"));
+    marks->setMarkerSize(11);
+    marks->setColor(Qt::transparent);
+    marks->setBorderColor(QColor(0xd0, 0x30, 0x30));
+    marks->setPen(QPen(QColor(0xd0, 0x30, 0x30), 2));
+    for (const Marker &m : m_markers) {
+        if (m.line < 0 || m.line >= lineCount() || !m_lines[static_cast<std::size_t>(m.line)].visible
+            || m.position < 0 || m.position >= static_cast<int>(m_x.size()))
+            continue;
+        const double v
+            = m_lines[static_cast<std::size_t>(m.line)].values[static_cast<std::size_t>(m.position)];
+        if (std::isfinite(v))
+            marks->append(static_cast<double>(m_x[static_cast<std::size_t>(m.position)]), v);
+    }
+    // The marker is drawn over its point and takes the hover: it answers for the line below.
+    connect(marks, &QScatterSeries::hovered, this, [this](const QPointF &point, bool state) {
+        if (!state) {
+            QToolTip::hideText();
+            return;
+        }
+        const int position = positionOf(point.x());
+        for (const Marker &m : m_markers) {
+            if (m.position == position)
+                QToolTip::showText(QCursor::pos(), pointText(m.line, position) + u" ("_s + m.text + u')');
+        }
+    });
+    if (marks->count()) {
+        chart->addSeries(marks);
+        marks->attachAxis(xAxis);
+        marks->attachAxis(yAxis);
+    } else {
+        delete marks;
+    }
+    if (!drawn || !(lo <= hi)) {
+        delete chart;
+        showMessage(tr("No values to draw."));
+        return;
+    }
+    const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(std::abs(hi) * 0.05, 1e-12);
+    yAxis->setRange(lo - pad, hi + pad);
+    xAxis->setRange(
+        static_cast<double>(m_x.front()), static_cast<double>(std::max(m_x.back(), m_x.front() + 1)));
+    xAxis->setTickCount(std::min<int>(9, std::max<int>(2, static_cast<int>(m_x.size()))));
+    auto *view = static_cast<QChartView *>(m_view);
+    QChart *old = view->chart();
+    view->setChart(chart);
+    delete old;
+    m_stack->setCurrentWidget(m_view);
+}
+
+} // namespace stb
