@@ -6,6 +6,10 @@
 
 namespace stb {
 
+// How long work reports how far it is: `done` of `total` units (bytes, tensors, shards: the
+// function says which). Called from worker threads, never concurrently with itself.
+using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
 // Runs fn(index, worker) for every index in [0, count) on up to `threads` workers, handing out
 // indices in order as workers free up. The caller's thread is worker 0 and works through the
 // whole range itself if need be; workers 1.. are helpers borrowed from ThreadPool::shared(), so

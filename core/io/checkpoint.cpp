@@ -4,6 +4,7 @@
 #include "core/io/busguard.h"
 #include "core/text/textformat.h"
 
+#include <mutex>
 #include <unordered_map>
 
 namespace stb {
@@ -24,7 +25,8 @@ bool Checkpoint::isIndexPath(const std::string &path)
     return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::shared_ptr<const Checkpoint> Checkpoint::open(const std::string &path, std::string &error)
+std::shared_ptr<const Checkpoint> Checkpoint::open(
+    const std::string &path, std::string &error, const ProgressFn &progress)
 {
     std::shared_ptr<Checkpoint> checkpoint(new Checkpoint);
     checkpoint->m_path = path;
@@ -56,12 +58,12 @@ std::shared_ptr<const Checkpoint> Checkpoint::open(const std::string &path, std:
     }
     checkpoint->m_index = parseShardIndex(json);
     checkpoint->m_diagnostics = checkpoint->m_index.diagnostics;
-    checkpoint->openShards(folderOf(path));
+    checkpoint->openShards(folderOf(path), progress);
     checkpoint->checkIndexConsistency();
     return checkpoint;
 }
 
-void Checkpoint::openShards(const std::string &folder)
+void Checkpoint::openShards(const std::string &folder, const ProgressFn &progress)
 {
     std::unordered_map<std::string, bool> seen;
     std::vector<const ShardIndex::Entry *> shards; // each shard's first entry, in index order
@@ -81,8 +83,14 @@ void Checkpoint::openShards(const std::string &folder)
     // Side by side: a model of hundreds of shards is hundreds of headers to read and parse.
     std::vector<std::shared_ptr<const SafetensorsFile>> files(shards.size());
     std::vector<std::string> errors(shards.size());
+    std::mutex reporting; // progress is never called concurrently with itself
+    std::uint64_t opened = 0;
     parallelFor(shards.size(), threadCount(), [&](std::uint64_t s, unsigned) {
         files[s] = SafetensorsFile::open(folder + "/" + shards[s]->shard, errors[s]);
+        if (progress) {
+            const std::lock_guard lock(reporting);
+            progress(++opened, shards.size());
+        }
         return true;
     });
     for (std::size_t s = 0; s < shards.size(); ++s) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/format/diagnostic.h"
+#include "core/concurrency/parallel.h"
 #include "core/io/safetensorsfile.h"
 #include "core/format/shardindex.h"
 
@@ -25,7 +26,9 @@ public:
     // nullptr and a reason when the path cannot be read at all. An index is recognised by its
     // name ending in ".index.json"; its shards are opened from the index's folder. Broken shards
     // and inconsistencies between index and shards do not stop opening: see diagnostics().
-    static std::shared_ptr<const Checkpoint> open(const std::string &path, std::string &error);
+    // `progress` counts shards opened (an index only; a single file is one step).
+    static std::shared_ptr<const Checkpoint> open(
+        const std::string &path, std::string &error, const ProgressFn &progress = {});
     static bool isIndexPath(const std::string &path);
 
     const std::string &path() const { return m_path; }
@@ -55,7 +58,7 @@ private:
     using TensorLocations = std::unordered_map<std::string_view, std::size_t>;
     using IndexListing = std::unordered_map<std::string_view, const ShardIndex::Entry *>;
 
-    void openShards(const std::string &folder);
+    void openShards(const std::string &folder, const ProgressFn &progress);
     // The index against its shards (not to be confused with the value audit, core/audit):
     // tensors in two shards, listed twice, missing, in the wrong shard, unlisted; total_size.
     void checkIndexConsistency();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/concurrency/parallel.h"
 #include "core/format/dtype.h"
 #include "core/stats/tensorstats.h"
 
@@ -19,9 +20,6 @@ struct AnalysisOptions {
     // statistics match another's.
     bool digest = true;
 };
-
-// Called from worker threads (never concurrently with itself) with bytes done and total.
-using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 
 // Statistics, histogram, outliers and content digest of one tensor, read straight from
 // `bytes` (its data: exactly what dtype and element count call for). Large tensors are cut into

@@ -119,6 +119,22 @@ private slots:
             QVERIFY(!s || s->path().find(m_dir->path().toStdString()) == 0); // never outside the folder
     }
 
+    // Opening an index reports shards opened: one step per shard, in order, ending at the total.
+    void progressCountsShards()
+    {
+        const std::string index = writeIndex(QStringLiteral(R"("a.weight": "%1", "b.weight": "%1", "c.weight": "%2")")
+                                                 .arg(QLatin1String(kShard1), QLatin1String(kShard2)),
+                                             QString());
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> steps;
+        std::string error;
+        const auto checkpoint = Checkpoint::open(
+            index, error, [&](std::uint64_t done, std::uint64_t total) { steps.emplace_back(done, total); });
+        QVERIFY2(checkpoint, error.c_str());
+        QCOMPARE(steps.size(), std::size_t(2));
+        QCOMPARE(steps[0], std::make_pair(std::uint64_t(1), std::uint64_t(2)));
+        QCOMPARE(steps[1], std::make_pair(std::uint64_t(2), std::uint64_t(2)));
+    }
+
     void tensorInTwoShards()
     {
         writeShard(path(kShard2), {"c.weight", "a.weight"});

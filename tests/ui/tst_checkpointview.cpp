@@ -236,7 +236,11 @@ void tst_CheckpointView::truncatedWhileOpenMarksStale()
     view->setCurrentPane(CheckpointView::LayoutTab);
     view->grab();
     // Reload sees the file as it is now: broken, so its diagnostics come first.
+    // It runs off the GUI thread: the old document stays until the new one is in.
     area.reload(view);
+    QCOMPARE(area.currentView(), view);
+    QCOMPARE(area.reloadingCount(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(area.reloadingCount(), 0, 60000);
     CheckpointView *reloaded = area.currentView();
     QVERIFY(reloaded && reloaded != view);
     QVERIFY(!reloaded->isStale());

@@ -11,6 +11,8 @@
 #include <QTest>
 #include <QTreeView>
 
+#include <thread>
+
 using namespace Qt::StringLiterals;
 using namespace stb;
 
@@ -25,6 +27,7 @@ private slots:
     void treeShapeAndOrder();
     void groupSums();
     void flatMode();
+    void preparedRows();
     void lookups();
     void filter_data();
     void filter();
@@ -169,6 +172,25 @@ void tst_TensorTreeModel::flatMode()
             u"scalar"_s }));
     model.setFlat(false);
     QCOMPARE(model.rowCount(), 3);
+}
+
+// Rows prepared on another thread (as the opening job does) make the same model; rows of the
+// other layout are not taken for this one.
+void tst_TensorTreeModel::preparedRows()
+{
+    std::shared_ptr<const TensorTreeModel::Rows> rows;
+    std::thread worker([&] { rows = TensorTreeModel::prepare(*m_small, false); });
+    worker.join();
+    TensorTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setCheckpoint(m_small, rows);
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.totals(model.indexOfPath(u"model.layers"_s)).tensors, 4u);
+    QCOMPARE(model.fullPath(model.indexOfPath(u"model.layers.10.mlp.weight"_s)), u"model.layers.10.mlp.weight"_s);
+    TensorTreeModel flat;
+    flat.setFlat(true);
+    flat.setCheckpoint(m_small, rows); // tree rows for a flat model: built again, flat
+    QCOMPARE(flat.rowCount(), 7);
 }
 
 void tst_TensorTreeModel::lookups()

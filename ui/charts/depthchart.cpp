@@ -1,11 +1,12 @@
 #include "ui/charts/depthchart.h"
 
+#include "ui/charts/chartpalette.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
 #include <QLabel>
 #include <QLegend>
-#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QStackedLayout>
@@ -13,6 +14,7 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 
 using namespace Qt::StringLiterals;
@@ -88,13 +90,25 @@ QString DepthChart::pointText(int line, int position) const
         .arg(std::isfinite(value) ? QString::number(value, 'g', 6) : u"\u2014"_s);
 }
 
+QColor DepthChart::lineColor(int line)
+{
+    // Ten qualitative colours that stay apart from each other (Tableau 10), then hues a golden
+    // angle apart.
+    static constexpr QRgb kColors[] = { 0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b, 0xe377c2,
+        0x7f7f7f, 0xbcbd22, 0x17becf };
+    constexpr int kCount = static_cast<int>(std::size(kColors));
+    if (line >= 0 && line < kCount)
+        return QColor::fromRgb(kColors[line]);
+    return QColor::fromHsv(static_cast<int>((static_cast<unsigned>(line) * 137u) % 360u), 200, 200);
+}
+
 // Rebuilt on each change, so series never accumulate; a line with gaps is drawn as several
-// series under one legend entry.
+// series of one colour.
 void DepthChart::rebuild()
 {
     auto *chart = new QChart;
     chart->setMargins(QMargins(4, 4, 4, 4));
-    chart->legend()->setAlignment(Qt::AlignBottom); // long role names need the width
+    chart->legend()->hide(); // long role names: the caller lists them with lineColor() swatches
     auto *xAxis = new QValueAxis;
     auto *yAxis = new QValueAxis;
     xAxis->setLabelFormat(u"%d"_s);
@@ -110,9 +124,7 @@ void DepthChart::rebuild()
         if (!line.visible)
             continue;
         QLineSeries *series = nullptr;
-        // A line keeps its colour when others are hidden: picked by its index, not by the chart.
-        const QColor color = QColor::fromHsv(static_cast<int>((l * 137) % 360), 200, 200);
-        bool named = false; // one legend entry per line, however many pieces its gaps make
+        const QColor color = lineColor(static_cast<int>(l));
         for (std::size_t p = 0; p < m_x.size() && p < line.values.size(); ++p) {
             const double v = line.values[p];
             if (!std::isfinite(v)) {
@@ -128,12 +140,7 @@ void DepthChart::rebuild()
                 series->attachAxis(xAxis);
                 series->attachAxis(yAxis);
                 series->setColor(color);
-                if (!named) {
-                    series->setName(line.name);
-                    named = true;
-                } else {
-                    chart->legend()->markers(series).value(0)->setVisible(false);
-                }
+                series->setName(line.name);
                 connect(series, &QLineSeries::hovered, this, [this, l](const QPointF &point, bool state) {
                     if (state)
                         QToolTip::showText(
@@ -190,9 +197,12 @@ void DepthChart::rebuild()
     }
     const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(std::abs(hi) * 0.05, 1e-12);
     yAxis->setRange(lo - pad, hi + pad);
+    yAxis->applyNiceNumbers(); // ticks at round values (0.05, 0.1 …), not at raw ends
+    yAxis->setLabelFormat(u"%g"_s);
     xAxis->setRange(
         static_cast<double>(m_x.front()), static_cast<double>(std::max(m_x.back(), m_x.front() + 1)));
     xAxis->setTickCount(std::min<int>(9, std::max<int>(2, static_cast<int>(m_x.size()))));
+    applyPalette(chart, palette());
     auto *view = static_cast<QChartView *>(m_view);
     QChart *old = view->chart();
     view->setChart(chart);

@@ -43,6 +43,9 @@ public:
     int markerCount() const { return static_cast<int>(m_markers.size()); }
     // The text shown for the point nearest to block number x on a line (what hovering shows).
     QString pointText(int line, int position) const;
+    // The colour of line `line`, fixed by its index so it survives hiding others: callers show it
+    // beside the line's name (the chart has no legend: role names are too long for one).
+    static QColor lineColor(int line);
 
 signals:
     // A point was clicked: the line and the x position nearest to it.

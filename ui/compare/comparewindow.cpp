@@ -15,6 +15,7 @@
 #include <QCheckBox>
 #include <QDoubleValidator>
 #include <QDragEnterEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -108,11 +109,14 @@ CompareWindow::CompareWindow(QWidget *parent)
     connect(m_cancel, &QPushButton::clicked, this, &CompareWindow::cancel);
     connect(m_runner, &CompareRunner::progressChanged, m_progress, &QProgressBar::setValue);
     connect(m_runner, &CompareRunner::finished, this, &CompareWindow::onFinished);
-    connect(m_runner, &CompareRunner::cancelled, this, [this] {
+    const auto onCancelled = [this] {
+        m_progress->setRange(0, 1000);
         setBusy(false);
         m_summary->setText(tr("Comparison cancelled."));
         emit comparisonCancelled();
-    });
+    };
+    connect(m_runner, &CompareRunner::cancelled, this, onCancelled);
+    connect(&m_opening, &JobTrackerBase::cancelled, this, onCancelled);
     connect(m_runner, &CompareRunner::failed, this, [this](const QString &reason) {
         setBusy(false);
         m_bar->showMessage(MessageBar::Kind::Error, reason);
@@ -175,22 +179,44 @@ void CompareWindow::createMenus()
     file->addAction(tr("&Close"), this, &QWidget::close)->setShortcut(QKeySequence::Close);
 }
 
-bool CompareWindow::openFiles(const QString &a, const QString &b)
+void CompareWindow::openFiles(const QString &a, const QString &b, std::shared_ptr<const Checkpoint> openA)
 {
-    std::shared_ptr<const Checkpoint> checkpoints[2];
-    const QString paths[2] = { a, b };
-    for (int i = 0; i < 2; ++i) {
-        std::string error;
-        checkpoints[i] = Checkpoint::open(paths[i].toStdString(), error);
-        if (!checkpoints[i]) {
-            m_bar->showMessage(
-                MessageBar::Kind::Error, tr("Cannot open %1: %2").arg(paths[i], toQString(error)));
+    m_runner->cancel();
+    m_bar->hide();
+    m_summary->setText(tr("Opening %1 and %2…").arg(openA ? toQString(openA->path()) : a, b));
+    m_progress->setRange(0, 0); // busy: opening reports no progress of its own
+    setBusy(true);
+    auto error = std::make_shared<QString>(); // written by the job, read once it has returned
+    const std::string paths[2] = { QFile::encodeName(a).toStdString(), QFile::encodeName(b).toStdString() };
+    m_opening.start(
+        [openA, pathA = paths[0], pathB = paths[1], error](std::stop_token stop, const JobProgress &)
+            -> std::optional<std::pair<std::shared_ptr<const Checkpoint>, std::shared_ptr<const Checkpoint>>> {
+            std::shared_ptr<const Checkpoint> opened[2] = { openA, nullptr };
+            const std::string *paths[2] = { &pathA, &pathB };
+            for (int i = 0; i < 2; ++i) {
+                if (opened[i] || stop.stop_requested())
+                    continue;
+                std::string why;
+                opened[i] = Checkpoint::open(*paths[i], why);
+                if (!opened[i]) {
+                    *error = tr("Cannot open %1: %2").arg(QFile::decodeName(paths[i]->c_str()), toQString(why));
+                    return std::nullopt;
+                }
+            }
+            return std::make_pair(opened[0], opened[1]);
+        },
+        [this, error](auto opened) {
+            m_progress->setRange(0, 1000);
+            if (opened) {
+                setCheckpoints(std::move(opened->first), std::move(opened->second));
+                return;
+            }
+            setBusy(false);
+            m_summary->clear();
+            m_bar->showMessage(MessageBar::Kind::Error, *error);
             m_bar->show();
-            return false;
-        }
-    }
-    setCheckpoints(checkpoints[0], checkpoints[1]);
-    return true;
+            emit comparisonFailed();
+        });
 }
 
 void CompareWindow::setCheckpoints(std::shared_ptr<const Checkpoint> a, std::shared_ptr<const Checkpoint> b)
@@ -248,6 +274,7 @@ void CompareWindow::start()
 
 void CompareWindow::cancel()
 {
+    m_opening.cancel();
     m_runner->cancel();
 }
 
@@ -261,7 +288,7 @@ void CompareWindow::selectPath(const QString &fullName)
 
 bool CompareWindow::isComparing() const
 {
-    return m_runner->isRunning();
+    return m_opening.isRunning() || m_runner->isRunning();
 }
 
 void CompareWindow::setBusy(bool busy)
@@ -359,7 +386,10 @@ void CompareWindow::dropEvent(QDropEvent *event)
         return;
     event->acceptProposedAction();
     // One file replaces B (the usual "and now against this one"); two replace both.
-    openFiles(paths.size() == 1 ? toQString(m_a->path()) : paths[0], paths.size() == 1 ? paths[0] : paths[1]);
+    if (paths.size() == 1)
+        openFiles({}, paths[0], m_a);
+    else
+        openFiles(paths[0], paths[1]);
     activateWindow();
 }
 

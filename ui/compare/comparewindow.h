@@ -2,6 +2,8 @@
 
 #include "core/compare/compareresult.h"
 
+#include "ui/common/jobtracker.h"
+
 #include <QMainWindow>
 
 #include <memory>
@@ -31,8 +33,10 @@ public:
     explicit CompareWindow(QWidget *parent = nullptr);
     ~CompareWindow() override;
 
-    // Opens both and starts comparing; false when either cannot be opened (the bar says why).
-    bool openFiles(const QString &a, const QString &b);
+    // Opens both off the GUI thread, then compares them. Returns at once; when either cannot be
+    // opened the bar says why (comparisonFailed). `openA`: A is already open (the document the
+    // comparison starts from), so only B is read; its path is then ignored.
+    void openFiles(const QString &a, const QString &b, std::shared_ptr<const Checkpoint> openA = {});
     void setCheckpoints(std::shared_ptr<const Checkpoint> a, std::shared_ptr<const Checkpoint> b);
     // Absolute and relative tolerance as typed (empty: not given). False, changing nothing, when
     // either is not a non-negative number; otherwise re-runs the comparison if they changed.
@@ -83,6 +87,8 @@ private:
     CompareOptions m_options;
     QString m_pendingSelection;
     CompareRunner *m_runner;
+    // Opening A and B; a pair so both arrive together.
+    JobTracker<std::pair<std::shared_ptr<const Checkpoint>, std::shared_ptr<const Checkpoint>>> m_opening;
     MessageBar *m_bar;
     CompareTreesView *m_trees;
     CompareDetailsPane *m_details;

@@ -48,8 +48,8 @@ constexpr std::uint64_t kExpandAllLimit = 20'000; // expanding more rows on each
 
 } // namespace
 
-CheckpointView::CheckpointView(
-    std::shared_ptr<const Checkpoint> checkpoint, const QString &title, QWidget *parent)
+CheckpointView::CheckpointView(std::shared_ptr<const Checkpoint> checkpoint, const QString &title,
+    QWidget *parent, std::shared_ptr<const TensorTreeModel::Rows> rows)
     : QWidget(parent)
     , m_checkpoint(std::move(checkpoint))
     , m_title(title)
@@ -65,7 +65,7 @@ CheckpointView::CheckpointView(
         }
     }
     m_proxy->setSourceModel(m_model);
-    m_model->setCheckpoint(m_checkpoint);
+    m_model->setCheckpoint(m_checkpoint, std::move(rows));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "ui/document/tensortreemodel.h"
 
 #include <QPersistentModelIndex>
 #include <QWidget>
@@ -30,7 +31,6 @@ class MessageBar;
 class MetadataPane;
 class OverviewPane;
 class TensorFilterModel;
-class TensorTreeModel;
 class ValuesPane;
 
 // One open checkpoint: the tensor tree with its filter on the left, the panes for the selection
@@ -41,8 +41,9 @@ class CheckpointView : public QWidget {
 public:
     enum Pane { OverviewTab, LayoutTab, HexTab, MetadataTab, DiagnosticsTab, HistogramTab, ValuesTab, HeatmapTab, DepthTab };
 
-    CheckpointView(
-        std::shared_ptr<const Checkpoint> checkpoint, const QString &title, QWidget *parent = nullptr);
+    // `rows`: the tree's rows prepared off the GUI thread (TensorTreeModel::prepare), or nullptr.
+    CheckpointView(std::shared_ptr<const Checkpoint> checkpoint, const QString &title, QWidget *parent = nullptr,
+        std::shared_ptr<const TensorTreeModel::Rows> rows = {});
     ~CheckpointView() override;
 
     const std::shared_ptr<const Checkpoint> &checkpoint() const { return m_checkpoint; }

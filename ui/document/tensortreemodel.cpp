@@ -24,7 +24,7 @@ void accumulate(TensorTreeModel::Totals &into, const TensorTreeModel::Totals &fr
     into.dtypeMask |= from.dtypeMask;
 }
 
-TensorTreeModel::Totals totalsOf(const TensorInfo &info)
+TensorTreeModel::Totals tensorTotals(const TensorInfo &info)
 {
     return { 1, info.elementCount().value_or(UINT64_MAX), info.byteLength(),
         1u << static_cast<unsigned>(info.dtype) };
@@ -34,15 +34,33 @@ TensorTreeModel::Totals totalsOf(const TensorInfo &info)
 
 TensorTreeModel::TensorTreeModel(QObject *parent)
     : QAbstractItemModel(parent)
+    , m_rows(std::make_shared<const Rows>(Rows { NameTree(), std::vector<Totals>(1), false }))
+{ }
+
+std::shared_ptr<const TensorTreeModel::Rows> TensorTreeModel::prepare(const Checkpoint &checkpoint, bool flat)
 {
-    m_totals.emplace_back();
+    const auto &tensors = checkpoint.tensors();
+    std::vector<std::string_view> names;
+    names.reserve(tensors.size());
+    for (const auto &tensor : tensors)
+        names.emplace_back(tensor.info->name);
+    auto rows = std::make_shared<Rows>();
+    rows->flat = flat;
+    rows->tree = NameTree::build(names, flat ? NameTree::Layout::Flat : NameTree::Layout::Tree);
+    rows->totals = rows->tree.sum<Totals>([&](std::size_t i) { return tensorTotals(*tensors[i].info); }, accumulate);
+    return rows;
 }
 
-void TensorTreeModel::setCheckpoint(std::shared_ptr<const Checkpoint> checkpoint)
+void TensorTreeModel::setCheckpoint(std::shared_ptr<const Checkpoint> checkpoint, std::shared_ptr<const Rows> rows)
 {
     beginResetModel();
     m_checkpoint = std::move(checkpoint);
-    build();
+    if (!m_checkpoint)
+        m_rows = std::make_shared<const Rows>(Rows { NameTree(), std::vector<Totals>(1), m_flat });
+    else if (rows && rows->flat == m_flat && rows->tree.leafCount() == m_checkpoint->tensors().size())
+        m_rows = std::move(rows);
+    else
+        m_rows = prepare(*m_checkpoint, m_flat);
     endResetModel();
 }
 
@@ -50,25 +68,13 @@ void TensorTreeModel::setFlat(bool flat)
 {
     if (flat == m_flat)
         return;
-    beginResetModel();
     m_flat = flat;
-    build();
-    endResetModel();
+    setCheckpoint(m_checkpoint);
 }
 
-void TensorTreeModel::build()
+const TensorTreeModel::Totals &TensorTreeModel::totalsOf(const QModelIndex &index) const
 {
-    m_tree = NameTree();
-    m_totals.assign(1, Totals {});
-    if (!m_checkpoint)
-        return;
-    const auto &tensors = m_checkpoint->tensors();
-    std::vector<std::string_view> names;
-    names.reserve(tensors.size());
-    for (const auto &tensor : tensors)
-        names.emplace_back(tensor.info->name);
-    m_tree = NameTree::build(names, m_flat ? NameTree::Layout::Flat : NameTree::Layout::Tree);
-    m_totals = m_tree.sum<Totals>([&](std::size_t i) { return totalsOf(*tensors[i].info); }, accumulate);
+    return m_rows->totals[static_cast<std::size_t>(nodeOf(index))];
 }
 
 int TensorTreeModel::nodeOf(const QModelIndex &index) const
@@ -96,8 +102,8 @@ QModelIndex TensorTreeModel::indexOfTensor(const TensorInfo *info) const
     const auto &tensors = m_checkpoint->tensors();
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         if (tensors[i].info == info) {
-            const int id = m_tree.nodeOfLeaf(i);
-            return createIndex(m_tree.node(id).row, 0, static_cast<quintptr>(id));
+            const int id = m_rows->tree.nodeOfLeaf(i);
+            return createIndex(m_rows->tree.node(id).row, 0, static_cast<quintptr>(id));
         }
     }
     return {};
@@ -107,29 +113,29 @@ QModelIndex TensorTreeModel::indexOfPath(const QString &fullName) const
 {
     if (!m_checkpoint)
         return {};
-    const int id = m_tree.find(fullName.toStdString());
+    const int id = m_rows->tree.find(fullName.toStdString());
     if (id <= NameTree::kRoot)
         return {};
-    return createIndex(m_tree.node(id).row, 0, static_cast<quintptr>(id));
+    return createIndex(m_rows->tree.node(id).row, 0, static_cast<quintptr>(id));
 }
 
 QString TensorTreeModel::fullPath(const QModelIndex &index) const
 {
-    return m_checkpoint && index.isValid() ? toQString(m_tree.path(nodeOf(index))) : QString();
+    return m_checkpoint && index.isValid() ? toQString(m_rows->tree.path(nodeOf(index))) : QString();
 }
 
 TensorTreeModel::Totals TensorTreeModel::totals(const QModelIndex &index) const
 {
-    return m_totals[static_cast<std::size_t>(nodeOf(index))];
+    return totalsOf(index);
 }
 
 std::vector<TensorTreeModel::DTypeTotals> TensorTreeModel::dtypeBreakdown(const QModelIndex &index) const
 {
     std::vector<Totals> byDType(kDTypeCount);
     if (m_checkpoint) {
-        m_tree.forEachLeaf(nodeOf(index), [&](std::size_t i) {
+        m_rows->tree.forEachLeaf(nodeOf(index), [&](std::size_t i) {
             const TensorInfo &info = *m_checkpoint->tensors()[i].info;
-            accumulate(byDType[static_cast<std::size_t>(info.dtype)], totalsOf(info));
+            accumulate(byDType[static_cast<std::size_t>(info.dtype)], tensorTotals(info));
         });
     }
     std::vector<DTypeTotals> out;
@@ -160,7 +166,7 @@ QModelIndex TensorTreeModel::parent(const QModelIndex &child) const
     const int parent = node(child).parent;
     if (parent <= NameTree::kRoot)
         return {};
-    return createIndex(m_tree.node(parent).row, 0, static_cast<quintptr>(parent));
+    return createIndex(m_rows->tree.node(parent).row, 0, static_cast<quintptr>(parent));
 }
 
 int TensorTreeModel::rowCount(const QModelIndex &parent) const
@@ -185,7 +191,7 @@ QVariant TensorTreeModel::data(const QModelIndex &index, int role) const
     if (!index.isValid())
         return {};
     const NameTree::Node &n = node(index);
-    const Totals &totals = m_totals[static_cast<std::size_t>(nodeOf(index))];
+    const Totals &totals = totalsOf(index);
     switch (role) {
     case Qt::DisplayRole:
         return displayData(index);
@@ -222,7 +228,7 @@ QVariant TensorTreeModel::displayData(const QModelIndex &index) const
 {
     const NameTree::Node &node = this->node(index);
     const TensorInfo *info = infoOf(node);
-    const Totals &totals = m_totals[static_cast<std::size_t>(nodeOf(index))];
+    const Totals &totals = totalsOf(index);
     switch (index.column()) {
     case NameColumn:
         return node.name.empty() ? tr("(empty)") : toQString(node.name);
@@ -243,7 +249,7 @@ QVariant TensorTreeModel::displayData(const QModelIndex &index) const
 
 QVariant TensorTreeModel::sortKey(const QModelIndex &index) const
 {
-    const Totals &totals = m_totals[static_cast<std::size_t>(nodeOf(index))];
+    const Totals &totals = totalsOf(index);
     switch (index.column()) {
     case NameColumn:
         return node(index).row; // rows are already in natural order

@@ -41,9 +41,20 @@ public:
         Totals totals;
     };
 
+    // The rows of one layout: the name tree and the totals of each of its nodes. Plain data, so a
+    // million tensors can be grouped and summed off the GUI thread (prepare() is thread-safe) and
+    // handed to setCheckpoint() ready.
+    struct Rows {
+        NameTree tree; // leaf i is Checkpoint::tensors()[i]
+        std::vector<Totals> totals; // per node
+        bool flat = false;
+    };
+    static std::shared_ptr<const Rows> prepare(const Checkpoint &checkpoint, bool flat);
+
     explicit TensorTreeModel(QObject *parent = nullptr);
 
-    void setCheckpoint(std::shared_ptr<const Checkpoint> checkpoint);
+    // `rows`: prepare(*checkpoint, isFlat()) done beforehand, or nullptr to build them here.
+    void setCheckpoint(std::shared_ptr<const Checkpoint> checkpoint, std::shared_ptr<const Rows> rows = {});
     const std::shared_ptr<const Checkpoint> &checkpoint() const { return m_checkpoint; }
     void setFlat(bool flat);
     bool isFlat() const { return m_flat; }
@@ -68,16 +79,15 @@ public:
     Qt::ItemFlags flags(const QModelIndex &index) const override;
 
 private:
-    void build();
     int nodeOf(const QModelIndex &index) const;
-    const NameTree::Node &node(const QModelIndex &index) const { return m_tree.node(nodeOf(index)); }
+    const NameTree::Node &node(const QModelIndex &index) const { return m_rows->tree.node(nodeOf(index)); }
+    const Totals &totalsOf(const QModelIndex &index) const;
     const TensorInfo *infoOf(const NameTree::Node &node) const;
     QVariant displayData(const QModelIndex &index) const;
     QVariant sortKey(const QModelIndex &index) const;
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
-    NameTree m_tree; // leaf i is Checkpoint::tensors()[i]
-    std::vector<Totals> m_totals; // per node of m_tree
+    std::shared_ptr<const Rows> m_rows; // never null
     bool m_flat = false;
 };
 

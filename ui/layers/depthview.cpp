@@ -4,6 +4,8 @@
 #include "ui/common/qtformat.h"
 
 #include <QComboBox>
+#include <QIcon>
+#include <QPixmap>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -84,7 +86,11 @@ void DepthView::setRepeat(const Repeat *repeat, int role, const QString &message
     if (!repeat)
         return;
     for (std::size_t r = 0; r < repeat->roles.size(); ++r) {
-        auto *item = new QListWidgetItem(toQString(repeat->roles[r].name), m_roles);
+        // The line's colour beside its name: the chart itself has no legend.
+        QPixmap swatch(12, 12);
+        swatch.fill(DepthChart::lineColor(static_cast<int>(r)));
+        auto *item = new QListWidgetItem(QIcon(swatch), toQString(repeat->roles[r].name), m_roles);
+        item->setToolTip(toQString(repeat->roles[r].name));
         item->setCheckState(role < 0 || role == static_cast<int>(r) ? Qt::Checked : Qt::Unchecked);
     }
     for (std::uint64_t index : repeat->outerIndices)

@@ -54,9 +54,10 @@ DocumentArea::DocumentArea(QWidget *parent)
     updateEmptyState();
 }
 
-CheckpointView *DocumentArea::createView(std::shared_ptr<const Checkpoint> checkpoint, const QString &title)
+CheckpointView *DocumentArea::createView(std::shared_ptr<const Checkpoint> checkpoint, const QString &title,
+    std::shared_ptr<const TensorTreeModel::Rows> rows)
 {
-    auto *view = new CheckpointView(std::move(checkpoint), title, m_tabs);
+    auto *view = new CheckpointView(std::move(checkpoint), title, m_tabs, std::move(rows));
     connect(view, &CheckpointView::reloadRequested, this, [this, view] { reload(view); });
     for (const QString &watched : view->watchedPaths())
         m_watcher->addPath(watched);
@@ -107,7 +108,7 @@ void DocumentArea::onOpened(OpeningPage *page, std::shared_ptr<const Checkpoint>
     const int index = m_tabs->indexOf(page);
     if (index < 0)
         return;
-    auto *view = createView(std::move(checkpoint), page->title());
+    auto *view = createView(std::move(checkpoint), page->title(), page->rows());
     const bool current = m_tabs->currentIndex() == index;
     m_tabs->insertTab(index, view, page->title());
     m_tabs->removeTab(index + 1);
@@ -181,18 +182,42 @@ void DocumentArea::closeCurrentTab()
 
 void DocumentArea::reload(CheckpointView *old)
 {
+    if (m_tabs->indexOf(old) < 0 || old->findChild<OpeningPage *>(QString(), Qt::FindDirectChildrenOnly))
+        return; // not ours, or already reloading
+    // A hidden opening page does the work off the GUI thread; the old document stays until the
+    // new one is in. A child of the old view, so closing the tab meanwhile drops the reload.
+    auto *page = new OpeningPage(old->path(), old->title(), old);
+    page->hide();
+    emit statusMessage(tr("Reloading %1…").arg(old->path()));
+    connect(page, &OpeningPage::opened, this, [this, old, page](std::shared_ptr<const Checkpoint> checkpoint) {
+        page->deleteLater();
+        onReloaded(old, std::move(checkpoint), page->rows());
+    });
+    connect(page, &OpeningPage::failed, this, [this, old, page](const QString &why) {
+        page->deleteLater();
+        if (const int index = m_tabs->indexOf(old); index >= 0)
+            markStale(index, tr("The file cannot be read any more (%1).").arg(why));
+        emit statusMessage(tr("Cannot reload %1: %2").arg(old->path(), why));
+    });
+}
+
+int DocumentArea::reloadingCount() const
+{
+    int n = 0;
+    for (int i = 0; i < m_tabs->count(); ++i) {
+        if (const CheckpointView *view = viewAt(i))
+            n += view->findChild<OpeningPage *>(QString(), Qt::FindDirectChildrenOnly) != nullptr;
+    }
+    return n;
+}
+
+void DocumentArea::onReloaded(CheckpointView *old, std::shared_ptr<const Checkpoint> checkpoint,
+    std::shared_ptr<const TensorTreeModel::Rows> rows)
+{
     const int index = m_tabs->indexOf(old);
     if (index < 0)
         return;
-    std::string reason;
-    auto checkpoint = Checkpoint::open(QFile::encodeName(old->path()).toStdString(), reason);
-    if (!checkpoint) {
-        const QString why = QString::fromLocal8Bit(reason.c_str());
-        markStale(index, tr("The file cannot be read any more (%1).").arg(why));
-        emit statusMessage(tr("Cannot reload %1: %2").arg(old->path(), why));
-        return;
-    }
-    auto *view = createView(std::move(checkpoint), old->title());
+    auto *view = createView(std::move(checkpoint), old->title(), std::move(rows));
     const QString selected = old->selectedPath();
     const auto pane = old->currentPane();
     const bool current = m_tabs->currentIndex() == index;

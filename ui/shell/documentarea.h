@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/document/tensortreemodel.h"
+
 #include <QWidget>
 
 #include <memory>
@@ -31,8 +33,11 @@ public:
     int openingCount() const;
     void closeTab(int index);
     void closeCurrentTab();
-    // Re-opens the document's path in place, keeping its selection and pane.
+    // Re-opens the document's path in place, keeping its selection and pane. Returns at once: the
+    // file is opened off the GUI thread (the old document stays until then), then swapped in.
     void reload(CheckpointView *view);
+    // Reloads still running.
+    int reloadingCount() const;
 
     CheckpointView *currentView() const;
     CheckpointView *viewAt(int index) const;
@@ -47,8 +52,11 @@ signals:
     void statusMessage(const QString &text);
 
 private:
-    CheckpointView *createView(std::shared_ptr<const Checkpoint> checkpoint, const QString &title);
+    CheckpointView *createView(std::shared_ptr<const Checkpoint> checkpoint, const QString &title,
+        std::shared_ptr<const TensorTreeModel::Rows> rows);
     void onOpened(OpeningPage *page, std::shared_ptr<const Checkpoint> checkpoint);
+    void onReloaded(CheckpointView *old, std::shared_ptr<const Checkpoint> checkpoint,
+        std::shared_ptr<const TensorTreeModel::Rows> rows);
     void showError(OpeningPage *page, const QString &error);
     void onPathsChanged(const QStringList &paths);
     void markStale(int index, const QString &reason);

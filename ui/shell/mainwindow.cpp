@@ -72,7 +72,7 @@ void MainWindow::createMenus()
             return;
         auto *compare = new CompareWindow;
         compare->setAttribute(Qt::WA_DeleteOnClose);
-        compare->openFiles(view->path(), path);
+        compare->openFiles({}, path, view->checkpoint()); // A is open already: only B is read
         compare->show();
         compare->activateWindow();
     });

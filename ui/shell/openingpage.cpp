@@ -21,26 +21,36 @@ OpeningPage::OpeningPage(const QString &path, const QString &title, QWidget *par
     layout->addStretch();
     m_label->setEnabled(false);
     m_label->setText(tr("Opening %1…").arg(m_title));
-    // Busy, without a percentage: Checkpoint::open reports no progress yet.
+    // Busy until the first shard of an index is in; then shards opened, as a percentage (a single
+    // file is one step: it stays busy).
     m_progress->setRange(0, 0);
     m_progress->setTextVisible(false);
     m_progress->setMinimumWidth(240);
 
+    connect(&m_job, &JobTrackerBase::progressChanged, this, [this](int permille) {
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(permille);
+        m_progress->setTextVisible(true);
+        m_label->setText(tr("Opening %1… %2%").arg(m_title).arg(permille / 10));
+    });
     // Why it failed: written by the job, read once the job has returned.
     auto error = std::make_shared<std::string>();
     m_job.start(
         [file = QFile::encodeName(path).toStdString(), error](
-            std::stop_token, const JobProgress &) -> std::optional<std::shared_ptr<const Checkpoint>> {
-            auto checkpoint = Checkpoint::open(file, *error);
-            if (!checkpoint)
+            std::stop_token stop, const JobProgress &progress) -> std::optional<Opened> {
+            auto checkpoint = Checkpoint::open(file, *error, progress);
+            if (!checkpoint || stop.stop_requested())
                 return std::nullopt;
-            return checkpoint;
+            auto rows = TensorTreeModel::prepare(*checkpoint, false);
+            return Opened { std::move(checkpoint), std::move(rows) };
         },
-        [this, error](std::optional<std::shared_ptr<const Checkpoint>> checkpoint) {
-            if (checkpoint)
-                emit opened(*checkpoint);
-            else
+        [this, error](std::optional<Opened> result) {
+            if (result) {
+                m_rows = std::move(result->rows);
+                emit opened(result->checkpoint);
+            } else {
                 emit failed(QString::fromLocal8Bit(error->c_str()));
+            }
         });
 }
 

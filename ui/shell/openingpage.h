@@ -2,6 +2,7 @@
 
 #include "core/io/checkpoint.h"
 #include "ui/common/jobtracker.h"
+#include "ui/document/tensortreemodel.h"
 
 #include <QWidget>
 
@@ -12,7 +13,7 @@ class QProgressBar;
 
 namespace stb {
 
-// A document tab while its checkpoint opens: "Opening…" with a busy bar, the header parsed and
+// A document tab while its checkpoint opens: "Opening… N%" (shards opened) with a bar, the header parsed and
 // the shards opened (side by side, see Checkpoint::open) off the GUI thread, so the window
 // answers at once however large the header or however many the shards. Closing the tab drops
 // the opening (after waiting for it: Checkpoint::open cannot stop midway yet).
@@ -24,6 +25,9 @@ public:
     QString path() const { return m_path; }
     QString title() const { return m_title; }
     QString statusText() const;
+    // The tensor tree's rows, grouped and summed in the same job (a million names take seconds),
+    // once opened() was emitted; nullptr before.
+    std::shared_ptr<const TensorTreeModel::Rows> rows() const { return m_rows; }
 
 signals:
     void opened(std::shared_ptr<const stb::Checkpoint> checkpoint);
@@ -34,7 +38,12 @@ private:
     QString m_title;
     QLabel *m_label;
     QProgressBar *m_progress;
-    JobTracker<std::shared_ptr<const Checkpoint>> m_job;
+    struct Opened {
+        std::shared_ptr<const Checkpoint> checkpoint;
+        std::shared_ptr<const TensorTreeModel::Rows> rows;
+    };
+    JobTracker<Opened> m_job;
+    std::shared_ptr<const TensorTreeModel::Rows> m_rows;
 };
 
 } // namespace stb
