@@ -20,6 +20,7 @@ namespace stb {
 
 class AuditView;
 class DiagnosticsPane;
+class ExportDialog;
 class HeatmapPane;
 class HexPane;
 class HistogramPane;
@@ -81,6 +82,10 @@ public:
     void startAudit();
     // Opens a dialog computing each file's SHA-256 in the background.
     void computeSha256();
+    // Opens the Export dialog for a tensor (the selected one by default: nullptr and a message
+    // when none is selected or its bytes are not in the file). It defaults to the plane the
+    // Values pane shows of that tensor.
+    ExportDialog *exportTensor(const Checkpoint::Tensor *tensor = nullptr);
     MessageBar *messageBar() const { return m_bar; }
 
 signals:

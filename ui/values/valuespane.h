@@ -47,6 +47,7 @@ public:
     // Tab-separated values of the selection's bounding rectangle, rows on lines.
     QString selectionText() const;
 
+    const Checkpoint::Tensor *tensor() const { return m_tensor; }
     ValueTableModel *model() const { return m_model; }
     QTableView *table() const { return m_table; }
     PlaneSelector *planeSelector() const { return m_plane; }
