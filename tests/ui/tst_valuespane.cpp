@@ -140,18 +140,18 @@ void tst_ValuesPane::goToAndLocate()
     QVERIFY(!pane.goToText(u"abc"_s));
 
     QSignalSpy located(&pane, &ValuesPane::located);
-    pane.locate(ValuesPane::Max);
+    pane.locate(LocateTarget::Max);
     QVERIFY(located.wait(10000));
     QCOMPARE(located.takeFirst().at(0).toBool(), true);
     QCOMPARE(pane.table()->currentIndex().data(ValueTableModel::FlatIndexRole).toULongLong(), 23u);
-    pane.locate(ValuesPane::FirstNaN); // from the cached scan: at once
+    pane.locate(LocateTarget::FirstNaN); // from the cached scan: at once
     QCOMPARE(located.size(), 1);
     QCOMPARE(pane.table()->currentIndex().data(ValueTableModel::FlatIndexRole).toULongLong(), 5u);
     QCOMPARE(pane.planeSelector()->fixedIndices()[0], 0u);
 
     pane.showTensor(tensor("line"));
     located.clear();
-    pane.locate(ValuesPane::FirstNaN);
+    pane.locate(LocateTarget::FirstNaN);
     QVERIFY(located.wait(10000));
     QCOMPARE(located.takeFirst().at(0).toBool(), false);
     QVERIFY(pane.messageText().contains(u"no NaN"_s));

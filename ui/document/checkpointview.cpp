@@ -223,6 +223,11 @@ void CheckpointView::createPanes()
     connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::updatePane);
     connect(m_diagnostics, &DiagnosticsPane::offsetActivated, this, &CheckpointView::jumpToOffset);
     connect(m_audit, &AuditView::tensorSelected, this, [this](const QString &name) { selectPath(name); });
+    connect(m_histogram, &HistogramPane::locateRequested, this, &CheckpointView::locateInValues);
+    connect(m_audit, &AuditView::locateRequested, this, [this](const QString &name, LocateTarget target) {
+        if (selectPath(name))
+            locateInValues(target);
+    });
     connect(m_audit, &AuditView::closeRequested, this, [this] {
         m_audit->cancel();
         m_audit->hide();
@@ -382,12 +387,18 @@ void CheckpointView::computeSha256()
     dialog->show();
 }
 
+void CheckpointView::locateInValues(LocateTarget target)
+{
+    setCurrentPane(ValuesTab); // shows the selected tensor in Values first
+    m_values->locate(target);
+}
+
 ExportDialog *CheckpointView::exportTensor(const Checkpoint::Tensor *tensor)
 {
     if (!tensor)
         tensor = selectedTensor();
     const SafetensorsFile *file = tensor ? m_checkpoint->fileOf(*tensor) : nullptr;
-    if (!file || !file->complete(*tensor->info)) {
+    if (!file || !file->fullyReadable(*tensor->info)) {
         m_bar->showMessage(MessageBar::Kind::Information,
             tensor ? tr("The tensor's bytes are not in the file: there is nothing to export.")
                    : tr("Select a tensor to export."));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "ui/values/locatemenu.h"
 
 #include <QPersistentModelIndex>
 #include <QWidget>
@@ -86,6 +87,9 @@ public:
     // when none is selected or its bytes are not in the file). It defaults to the plane the
     // Values pane shows of that tensor.
     ExportDialog *exportTensor(const Checkpoint::Tensor *tensor = nullptr);
+    // Locate in the selected tensor: the Values pane scans (or uses its cached scan) and selects
+    // the element. What the Histogram pane's and the audit table's Locate entries do.
+    void locateInValues(LocateTarget target);
     MessageBar *messageBar() const { return m_bar; }
 
 signals:
