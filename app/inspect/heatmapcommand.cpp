@@ -80,7 +80,8 @@ int runHeatmap(const Invocation &invocation)
             std::fprintf(stderr, "%s: the tensor is empty: there is no picture to write\n", out.c_str());
             return Findings;
         }
-        const std::vector<Rgb> pixels = cellColours(*summary, scaleFor(*summary, true));
+        const std::vector<Rgb> pixels
+            = cellColours(*summary, scaleFor(*summary, defaultColourRange(*summary)));
         const QImage image(reinterpret_cast<const uchar *>(pixels.data()), int(summary->cellCols),
             int(summary->cellRows), int(summary->cellCols) * 3, QImage::Format_RGB888);
         if (!image.save(QString::fromLocal8Bit(out.c_str()), "PNG")) {

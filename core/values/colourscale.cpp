@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 namespace stb {
 
@@ -96,23 +98,89 @@ std::vector<Rgb> cellColours(const HeatmapSummary &summary, const ColourScale &s
     return pixels;
 }
 
-ColourScale scaleFor(const HeatmapSummary &summary, bool symmetric)
+namespace {
+
+// The finite cells' means.
+std::vector<double> finiteMeans(const HeatmapSummary &summary)
+{
+    std::vector<double> means;
+    means.reserve(summary.mean.size());
+    for (std::uint32_t i = 0; i < summary.cellRows; ++i) {
+        for (std::uint32_t j = 0; j < summary.cellCols; ++j) {
+            if (summary.finite(i, j) > 0)
+                means.push_back(summary.mean[summary.cellIndex(i, j)]);
+        }
+    }
+    return means;
+}
+
+// The value of nearest rank p/100 · (n − 1), rounded towards the nearer end, so that at most
+// the given share of values lies beyond it (reorders `values`; n > 0).
+double percentileOf(std::vector<double> &values, double p)
+{
+    const double exact = std::clamp(p, 0.0, 100.0) / 100.0 * double(values.size() - 1);
+    const double rank = p >= 50 ? std::ceil(exact) : std::floor(exact);
+    const auto k = std::min(values.size() - 1, static_cast<std::size_t>(rank));
+    std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(k), values.end());
+    return values[k];
+}
+
+struct Ranges {
+    double min, max; // of the means
+    double clipLo, clipHi; // the percentile range (symmetric around 0 for signed data)
+};
+
+std::optional<Ranges> rangesOf(const HeatmapSummary &summary, double percentile)
+{
+    std::vector<double> means = finiteMeans(summary);
+    if (means.empty())
+        return std::nullopt;
+    const auto [lo, hi] = std::minmax_element(means.begin(), means.end());
+    Ranges r { *lo, *hi, 0, 0 };
+    if (r.min < 0) {
+        for (double &m : means)
+            m = std::fabs(m);
+        r.clipHi = percentileOf(means, percentile);
+        r.clipLo = -r.clipHi;
+    } else {
+        r.clipHi = percentileOf(means, percentile);
+        r.clipLo = percentileOf(means, 100.0 - percentile);
+    }
+    return r;
+}
+
+} // namespace
+
+ColourScale scaleFor(const HeatmapSummary &summary, ColourRange range, double percentile)
 {
     // The range of what is drawn, the cells' means: the extremes of single elements would wash
     // a downsampled picture out to the middle of the bar.
-    std::optional<std::pair<double, double>> range;
-    for (std::uint32_t i = 0; i < summary.cellRows; ++i) {
-        for (std::uint32_t j = 0; j < summary.cellCols; ++j) {
-            if (summary.finite(i, j) == 0)
-                continue;
-            const double mean = summary.mean[summary.cellIndex(i, j)];
-            if (!range)
-                range = std::pair { mean, mean };
-            range->first = std::min(range->first, mean);
-            range->second = std::max(range->second, mean);
-        }
+    const auto r = rangesOf(summary, percentile);
+    if (!r)
+        return {};
+    if (range == ColourRange::Clipped && r->clipHi > r->clipLo) {
+        ColourScale scale;
+        scale.diverging = r->min < 0;
+        scale.lo = r->clipLo;
+        scale.hi = r->clipHi;
+        scale.clipped = r->min < scale.lo || r->max > scale.hi;
+        return scale;
     }
-    return range ? ColourScale::forRange(range->first, range->second, symmetric) : ColourScale {};
+    return ColourScale::forRange(r->min, r->max, range != ColourRange::MinMax);
+}
+
+ColourScale scaleFor(const HeatmapSummary &summary, bool symmetric)
+{
+    return scaleFor(summary, symmetric ? ColourRange::Symmetric : ColourRange::MinMax);
+}
+
+ColourRange defaultColourRange(const HeatmapSummary &summary)
+{
+    const auto r = rangesOf(summary, kClipPercentile);
+    if (!r || !(r->clipHi > r->clipLo))
+        return ColourRange::Symmetric;
+    const double full = r->min < 0 ? 2 * std::max(std::fabs(r->min), std::fabs(r->max)) : r->max - r->min;
+    return full > kWashOutRatio * (r->clipHi - r->clipLo) ? ColourRange::Clipped : ColourRange::Symmetric;
 }
 
 } // namespace stb

@@ -25,6 +25,9 @@ inline constexpr Rgb kNegInfColour { 0, 0, 0 }; // black
 struct ColourScale {
     bool diverging = false;
     double lo = 0, hi = 1;
+    // Some drawn values lie beyond lo … hi (a clipped range): they take the end colours, and the
+    // colour bar says so.
+    bool clipped = false;
 
     static ColourScale forRange(double min, double max, bool symmetric);
     // Position of a finite value on the bar, 0 (lo) … 1 (hi), clamped; 0.5 is 0 when diverging.
@@ -41,7 +44,25 @@ Rgb cellColour(const HeatmapSummary &summary, std::uint32_t i, std::uint32_t j, 
 std::vector<Rgb> cellColours(const HeatmapSummary &summary, const ColourScale &scale);
 static_assert(sizeof(Rgb) == 3, "cellColours is used as a packed RGB888 image");
 
-// The scale a summary is drawn with: the range of its cells' means (0 … 1 when nothing is finite).
+// How the range of the colour bar is chosen from the cells' means: symmetric (±max |mean| for
+// signed data), min … max, or clipped at a percentile, so a few outlying cells do not wash the
+// rest of the picture out to the middle of the bar.
+enum class ColourRange { Symmetric, MinMax, Clipped };
+inline constexpr double kClipPercentile = 99.9;
+
+// The scale a summary is drawn with, from its cells' means (0 … 1 when nothing is finite).
+// Clipped: signed data gets ±the `percentile`-th percentile of |mean|, other data the
+// (100 − percentile)-th … percentile-th percentiles of the means (nearest rank, rounded so that
+// at most 100 − percentile percent of cells fall beyond), `clipped` set when any does; when that
+// range is empty it falls back to Symmetric. A percentile costs one nth_element over the cells,
+// no pass over the data.
+ColourScale scaleFor(const HeatmapSummary &summary, ColourRange range, double percentile = kClipPercentile);
 ColourScale scaleFor(const HeatmapSummary &summary, bool symmetric);
+
+// The range to draw with unless the user picks one: Clipped when outliers would wash the picture
+// out (the means' full span is more than kWashOutRatio times the clipped one, so most cells would
+// share a quarter of the bar), else Symmetric. The GUI and the CLI's PNG both start from it.
+inline constexpr double kWashOutRatio = 4;
+ColourRange defaultColourRange(const HeatmapSummary &summary);
 
 } // namespace stb

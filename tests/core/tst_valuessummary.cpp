@@ -57,6 +57,8 @@ private slots:
     void heatmapShapes();
     void heatmapStopsAndRefusesShortData();
     void colours();
+    void clippedRange_data();
+    void clippedRange();
 };
 
 void tst_ValuesSummary::locatePlanted_data()
@@ -326,6 +328,55 @@ void tst_ValuesSummary::colours()
     QCOMPARE(cellColour(*summary, 0, 1, positive), kPosInfColour);
     QCOMPARE(cellColour(*summary, 0, 2, positive), kNegInfColour);
     QCOMPARE(cellColour(*summary, 0, 3, positive), positive.colour(1.5));
+}
+
+void tst_ValuesSummary::clippedRange_data()
+{
+    QTest::addColumn<bool>("signedData");
+    QTest::addColumn<int>("outliers"); // cells of 1000 (or -1000) among 2000 cells of −1 … 1 (or 0 … 1)
+    QTest::addColumn<bool>("washedOut");
+    QTest::newRow("signed, none") << true << 0 << false;
+    QTest::newRow("signed, one") << true << 1 << true;
+    QTest::newRow("positive, one") << false << 1 << true;
+    // More outliers than 0.1 % of the cells are the data, not outliers: nothing is clipped.
+    QTest::newRow("signed, many") << true << 50 << false;
+}
+
+void tst_ValuesSummary::clippedRange()
+{
+    QFETCH(bool, signedData);
+    QFETCH(int, outliers);
+    QFETCH(bool, washedOut);
+    constexpr std::uint32_t kCells = 2000;
+    std::vector<float> values(kCells);
+    for (std::uint32_t k = 0; k < kCells; ++k)
+        values[k] = signedData ? float(k) / (kCells - 1) * 2 - 1 : float(k) / (kCells - 1);
+    for (int k = 0; k < outliers; ++k)
+        values[std::size_t(k) * 7 + 3] = signedData && k % 2 ? -1000.0f : 1000.0f;
+    std::string error;
+    const std::vector<std::uint64_t> shape { 1, kCells };
+    const auto summary
+        = summarizeHeatmap(DType::F32, test::floatBytes(values), wholeView(shape), 1, kCells, error);
+    QVERIFY2(summary, error.c_str());
+    QCOMPARE(defaultColourRange(*summary), washedOut ? ColourRange::Clipped : ColourRange::Symmetric);
+
+    const ColourScale full = scaleFor(*summary, ColourRange::Symmetric);
+    QVERIFY(!full.clipped);
+    const ColourScale clipped = scaleFor(*summary, ColourRange::Clipped);
+    QCOMPARE(clipped.diverging, signedData);
+    QCOMPARE(clipped.clipped, washedOut);
+    if (!washedOut)
+        return;
+    // The range is the data's own (at most 0.1 % of 2000 cells, the one outlier, falls beyond),
+    // and the outlier takes the end colour.
+    QVERIFY2(clipped.hi <= 1.0 && clipped.hi > 0.99, qPrintable(QString::number(clipped.hi)));
+    if (signedData)
+        QCOMPARE(clipped.lo, -clipped.hi);
+    else // the 0.1th percentile: at most 2 of the 2,000 cells lie below it
+        QVERIFY2(clipped.lo >= 0.0 && clipped.lo < 0.001, qPrintable(QString::number(clipped.lo)));
+    QCOMPARE(cellColour(*summary, 0, 3, clipped), clipped.colourAt(1.0));
+    QCOMPARE(full.position(1.0), signedData ? 0.5005 : 0.001); // unclipped: the data is a sliver of the bar
+    QCOMPARE(clipped.position(1.0), 1.0);
 }
 
 QTEST_GUILESS_MAIN(tst_ValuesSummary)

@@ -14,6 +14,7 @@
 #include "tests/support/valuedata.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QItemSelectionModel>
 #include <QSignalSpy>
 #include <QTableView>
@@ -44,12 +45,16 @@ private slots:
     void copyAsTsv();
     void heatmapDrawsKnownColours();
     void heatmapClickNamesElement();
+    void heatmapClipsOutliers();
+    void heatmapTitleFits_data();
+    void heatmapTitleFits();
 
 private:
     const Checkpoint::Tensor *tensor(const std::string &name) const;
 
     QTemporaryDir m_dir;
     std::shared_ptr<const Checkpoint> m_checkpoint;
+    std::string m_hostileName;
 };
 
 void tst_ValuesPane::initTestCase()
@@ -62,11 +67,24 @@ void tst_ValuesPane::initTestCase()
     cube[6] = kInf;
     cube[7] = 0.0f;
     cube[0] = 0.25f;
+    // spiky: 2,000 values from -1 to 1 and one outlier of 1000, which would wash the rest out.
+    std::vector<float> spiky(40 * 50);
+    for (std::size_t i = 0; i < spiky.size(); ++i)
+        spiky[i] = float(i) / float(spiky.size() - 1) * 2 - 1;
+    spiky[777] = 1000.0f;
+    // A hostile name: 2,000 characters with control and bidi characters among them.
+    std::string hostile;
+    for (int i = 0; i < 200; ++i)
+        hostile += std::string("ab\x1b[2J\xe2\x80\xae\n", 10);
+    m_hostileName = hostile;
     const std::vector<TensorSpec> specs { { "cube", DType::F32, { 2, 3, 4 } },
-        { "grid", DType::F32, { 2, 2 } }, { "line", DType::I8, { 5 } } };
+        { "grid", DType::F32, { 2, 2 } }, { "line", DType::I8, { 5 } },
+        { "model.layers.17.self_attn.q_proj.weight.spiky", DType::F32, { 40, 50 } },
+        { hostile, DType::F32, { 2, 2 } } };
     const std::vector<std::vector<std::byte>> data { test::floatBytes(cube),
         test::floatBytes({ -1, kNaN, 1, 0.5f }),
-        { std::byte(1), std::byte(0x80), std::byte(3), std::byte(0), std::byte(0x7F) } };
+        { std::byte(1), std::byte(0x80), std::byte(3), std::byte(0), std::byte(0x7F) },
+        test::floatBytes(spiky), test::floatBytes({ 1, 2, 3, 4 }) };
     const std::string path = m_dir.filePath(u"v.safetensors"_s).toStdString();
     std::string error;
     QVERIFY2(writeFile(path, specs, data, {}, error), error.c_str());
@@ -140,18 +158,18 @@ void tst_ValuesPane::goToAndLocate()
     QVERIFY(!pane.goToText(u"abc"_s));
 
     QSignalSpy located(&pane, &ValuesPane::located);
-    pane.locate(ValuesPane::Max);
+    pane.locate(LocateTarget::Max);
     QVERIFY(located.wait(10000));
     QCOMPARE(located.takeFirst().at(0).toBool(), true);
     QCOMPARE(pane.table()->currentIndex().data(ValueTableModel::FlatIndexRole).toULongLong(), 23u);
-    pane.locate(ValuesPane::FirstNaN); // from the cached scan: at once
+    pane.locate(LocateTarget::FirstNaN); // from the cached scan: at once
     QCOMPARE(located.size(), 1);
     QCOMPARE(pane.table()->currentIndex().data(ValueTableModel::FlatIndexRole).toULongLong(), 5u);
     QCOMPARE(pane.planeSelector()->fixedIndices()[0], 0u);
 
     pane.showTensor(tensor("line"));
     located.clear();
-    pane.locate(ValuesPane::FirstNaN);
+    pane.locate(LocateTarget::FirstNaN);
     QVERIFY(located.wait(10000));
     QCOMPARE(located.takeFirst().at(0).toBool(), false);
     QVERIFY(pane.messageText().contains(u"no NaN"_s));
@@ -175,7 +193,7 @@ void tst_ValuesPane::heatmapDrawsKnownColours()
     QVERIFY(summary);
     HeatmapView view;
     view.resize(300, 200);
-    view.setSummary(std::make_shared<const HeatmapSummary>(*summary), true);
+    view.setSummary(std::make_shared<const HeatmapSummary>(*summary), ColourRange::Symmetric);
     const QImage image = view.grab().toImage();
     const QRect area = view.cellArea();
     const auto centre = [&](int i, int j) {
@@ -195,7 +213,7 @@ void tst_ValuesPane::heatmapClickNamesElement()
 {
     HeatmapPane pane(m_checkpoint);
     pane.resize(400, 300);
-    static_cast<QWidget &>(pane).show(); // HeatmapPane::show(summary) hides QWidget::show
+    pane.show();
     QSignalSpy shown(&pane, &HeatmapPane::summaryShown);
     pane.showTensor(tensor("cube"));
     QVERIFY(shown.wait(10000));
@@ -208,6 +226,68 @@ void tst_ValuesPane::heatmapClickNamesElement()
         QPoint(area.left() + area.width() * 7 / 8, area.top() + area.height() / 2));
     QCOMPARE(activated.size(), 1);
     QCOMPARE(activated.takeFirst().at(0).toULongLong(), 7u); // row 1, column 3
+}
+
+void tst_ValuesPane::heatmapClipsOutliers()
+{
+    HeatmapPane pane(m_checkpoint);
+    pane.resize(900, 600);
+    pane.show();
+    QSignalSpy shown(&pane, &HeatmapPane::summaryShown);
+    pane.showTensor(tensor("model.layers.17.self_attn.q_proj.weight.spiky"));
+    QVERIFY(shown.wait(10000));
+    // Auto: the one outlier would squeeze the rest into the bar's middle, so the range is clipped.
+    QCOMPARE(pane.shownRange(), ColourRange::Clipped);
+    QVERIFY(pane.view()->scale().clipped);
+    QVERIFY2(pane.view()->scale().hi <= 1.0, qPrintable(QString::number(pane.view()->scale().hi)));
+    // The colour bar says so: "≥" at its top (the bar's labels are drawn, so look at the pixels
+    // of the full-range picture too: the two must differ).
+    const QImage clipped = pane.view()->grab().toImage();
+    pane.rangeBox()->setCurrentIndex(pane.rangeBox()->findText(u"Symmetric"_s));
+    QCOMPARE(pane.shownRange(), ColourRange::Symmetric);
+    QVERIFY(!pane.view()->scale().clipped);
+    QCOMPARE(pane.view()->scale().hi, 1000.0);
+    QVERIFY(pane.view()->grab().toImage() != clipped);
+    // A tensor without outliers stays symmetric under Auto.
+    pane.rangeBox()->setCurrentIndex(0);
+    pane.showTensor(tensor("grid"));
+    QVERIFY(shown.wait(10000));
+    QCOMPARE(pane.shownRange(), ColourRange::Symmetric);
+}
+
+void tst_ValuesPane::heatmapTitleFits_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::addColumn<bool>("hostile");
+    QTest::newRow("1200 px") << 1200 << false;
+    QTest::newRow("1024 px") << 1024 << false;
+    QTest::newRow("600 px") << 600 << false;
+    QTest::newRow("hostile name") << 1200 << true;
+}
+
+void tst_ValuesPane::heatmapTitleFits()
+{
+    QFETCH(int, width);
+    QFETCH(bool, hostile);
+    HeatmapPane pane(m_checkpoint);
+    pane.resize(width, 600);
+    pane.show();
+    QSignalSpy shown(&pane, &HeatmapPane::summaryShown);
+    pane.showTensor(tensor(hostile ? m_hostileName : "model.layers.17.self_attn.q_proj.weight.spiky"));
+    QVERIFY(shown.wait(10000));
+    const QString title = pane.titleText();
+    const QFontMetrics metrics(QFont(pane.font().family(), pane.font().pointSize(), QFont::Bold));
+    // Every label fits its line: nothing is cut, a long name is elided in the middle instead.
+    QVERIFY2(metrics.horizontalAdvance(title) <= width, qPrintable(title));
+    QVERIFY2(pane.fontMetrics().horizontalAdvance(pane.messageText()) < width - 250,
+        qPrintable(pane.messageText()));
+    if (width >= 1024 && !hostile)
+        QCOMPARE(title, u"model.layers.17.self_attn.q_proj.weight.spiky  F32 [40, 50]"_s);
+    if (hostile) {
+        QVERIFY(title.contains(u'…'));
+        for (QChar c : title)
+            QVERIFY2(c.unicode() >= 0x20 && c.unicode() != 0x7F && c.unicode() != 0x202E, qPrintable(title));
+    }
 }
 
 QTEST_MAIN(tst_ValuesPane)

@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
@@ -123,6 +124,7 @@ AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pare
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
     m_table->verticalHeader()->hide();
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->horizontalHeader()->setStretchLastSection(true);
     const int digit = m_table->fontMetrics().horizontalAdvance(u'0');
@@ -142,9 +144,27 @@ AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pare
             if (!m_syncing && current.isValid())
                 emit tensorSelected(current.data(AuditModel::NameRole).toString());
         });
+    connect(m_table, &QWidget::customContextMenuRequested, this, &AuditView::showContextMenu);
     setRunning(false);
     m_summary->setText(
         tr("Scans every tensor for NaN, Inf, all-zero, constant, outlying and duplicated values."));
+}
+
+QMenu *AuditView::contextMenuFor(const QModelIndex &row)
+{
+    if (!row.isValid())
+        return nullptr;
+    const QString name = row.data(AuditModel::NameRole).toString();
+    auto *menu = new QMenu(this);
+    QMenu *locate = menu->addMenu(tr("Locate in Values"));
+    addLocateActions(locate, [this, name](LocateTarget target) { emit locateRequested(name, target); });
+    return menu;
+}
+
+void AuditView::showContextMenu(const QPoint &position)
+{
+    if (std::unique_ptr<QMenu> menu { contextMenuFor(m_table->indexAt(position)) })
+        menu->exec(m_table->viewport()->mapToGlobal(position));
 }
 
 QSortFilterProxyModel *AuditView::proxy() const
@@ -174,6 +194,7 @@ void AuditView::cancel()
     if (!isRunning())
         return;
     m_job.cancel(); // even a result already on its way is dropped
+    connect(m_table, &QWidget::customContextMenuRequested, this, &AuditView::showContextMenu);
     setRunning(false);
     m_summary->setText(tr("Audit cancelled."));
     emit finished(false);

@@ -2,6 +2,7 @@
 
 #include "core/audit/audit.h"
 #include "ui/common/jobtracker.h"
+#include "ui/values/locatemenu.h"
 
 #include <QWidget>
 
@@ -10,6 +11,7 @@
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -42,6 +44,10 @@ public:
     bool exportJson(const QString &path, QString *error = nullptr) const;
     bool exportMarkdown(const QString &path, QString *error = nullptr) const;
 
+    // The context menu of a row of the table (an index of proxy()): Locate in Values, each entry
+    // emitting locateRequested. nullptr for no row; the caller owns it.
+    QMenu *contextMenuFor(const QModelIndex &row);
+
     AuditModel *model() const { return m_model; }
     QSortFilterProxyModel *proxy() const;
     QTableView *table() const { return m_table; }
@@ -52,6 +58,8 @@ public:
 
 signals:
     void tensorSelected(const QString &name);
+    // Locate on a row's context menu: find that tensor's first NaN, minimum, … in Values.
+    void locateRequested(const QString &name, LocateTarget target);
     // The scan ended: with a result in the model (true), or cancelled or failed (false).
     void finished(bool ok);
     void closeRequested();
@@ -60,6 +68,7 @@ private:
     void onFinished(std::optional<AuditResult> result);
     void setRunning(bool running);
     void exportWithDialog(bool markdown);
+    void showContextMenu(const QPoint &position);
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
     AuditModel *m_model;

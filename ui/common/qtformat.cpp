@@ -1,5 +1,6 @@
 #include "ui/common/qtformat.h"
 
+#include "core/text/escape.h"
 #include "core/text/textformat.h"
 
 #include <QLocale>
@@ -39,6 +40,16 @@ QString countNoun(std::uint64_t count, const QString &singular, const QString &p
 QString shapeText(const std::vector<std::uint64_t> &shape)
 {
     return toQString(formatShape(shape));
+}
+
+QString shownName(std::string_view name, qsizetype maxChars)
+{
+    // Escaping at most grows a byte to four characters: a bounded prefix is enough to fill maxChars.
+    const std::size_t bytes = std::min<std::size_t>(name.size(), std::size_t(maxChars) * 4 + 4);
+    QString text = QString::fromStdString(escapeText(name.substr(0, bytes)));
+    if (text.size() > maxChars || bytes < name.size())
+        text = text.left(maxChars) + u'…';
+    return text;
 }
 
 } // namespace stb

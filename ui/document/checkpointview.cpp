@@ -16,7 +16,9 @@
 #include "ui/layoutmap/layoutmapview.h"
 #include "ui/shell/messagebar.h"
 #include "ui/shell/sha256dialog.h"
+#include "ui/values/exportdialog.h"
 #include "ui/values/heatmappane.h"
+#include "ui/values/planeselector.h"
 #include "ui/values/valuespane.h"
 
 #include <QAction>
@@ -168,8 +170,11 @@ QWidget *CheckpointView::createTreeSide()
     m_tree->addAction(copy);
     connect(m_tree, &QWidget::customContextMenuRequested, this, [this, copy](const QPoint &pos) {
         QMenu menu(this);
-        copy->setEnabled(m_tree->indexAt(pos).isValid());
+        const QModelIndex row = m_tree->indexAt(pos);
+        copy->setEnabled(row.isValid());
         menu.addAction(copy);
+        if (const auto *tensor = row.isValid() ? m_model->tensorAt(m_proxy->mapToSource(row)) : nullptr)
+            menu.addAction(tr("Export…"), this, [this, tensor] { exportTensor(tensor); });
         menu.addSeparator();
         menu.addAction(tr("Expand All"), m_tree, &QTreeView::expandAll);
         menu.addAction(tr("Collapse All"), m_tree, &QTreeView::collapseAll);
@@ -249,6 +254,11 @@ void CheckpointView::createPanes()
     connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::updatePane);
     connect(m_diagnostics, &DiagnosticsPane::offsetActivated, this, &CheckpointView::jumpToOffset);
     connect(m_audit, &AuditView::tensorSelected, this, [this](const QString &name) { selectPath(name); });
+    connect(m_histogram, &HistogramPane::locateRequested, this, &CheckpointView::locateInValues);
+    connect(m_audit, &AuditView::locateRequested, this, [this](const QString &name, LocateTarget target) {
+        if (selectPath(name))
+            locateInValues(target);
+    });
     connect(m_audit, &AuditView::closeRequested, this, [this] {
         m_audit->cancel();
         m_audit->hide();
@@ -473,6 +483,35 @@ void CheckpointView::computeSha256()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowTitle(tr("SHA-256 of %1").arg(m_title));
     dialog->show();
+}
+
+void CheckpointView::locateInValues(LocateTarget target)
+{
+    setCurrentPane(ValuesTab); // shows the selected tensor in Values first
+    m_values->locate(target);
+}
+
+ExportDialog *CheckpointView::exportTensor(const Checkpoint::Tensor *tensor)
+{
+    if (!tensor)
+        tensor = selectedTensor();
+    const SafetensorsFile *file = tensor ? m_checkpoint->fileOf(*tensor) : nullptr;
+    if (!file || !file->fullyReadable(*tensor->info)) {
+        m_bar->showMessage(MessageBar::Kind::Information,
+            tensor ? tr("The tensor's bytes are not in the file: there is nothing to export.")
+                   : tr("Select a tensor to export."));
+        return nullptr;
+    }
+    std::optional<StridedView> plane;
+    if (m_values->tensor() == tensor)
+        plane = m_values->planeSelector()->view();
+    auto *dialog = new ExportDialog(m_checkpoint, *tensor, plane, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ExportDialog::exported, this, [this](const QString &path) {
+        m_bar->showMessage(MessageBar::Kind::Information, tr("Exported to %1").arg(path));
+    });
+    dialog->show();
+    return dialog;
 }
 
 void CheckpointView::copyName()

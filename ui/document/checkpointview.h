@@ -2,6 +2,7 @@
 
 #include "core/io/checkpoint.h"
 #include "ui/document/tensortreemodel.h"
+#include "ui/values/locatemenu.h"
 
 #include <QPersistentModelIndex>
 #include <QWidget>
@@ -22,6 +23,7 @@ namespace stb {
 class AuditView;
 class DepthPane;
 class DiagnosticsPane;
+class ExportDialog;
 class HeatmapPane;
 class HexPane;
 class HistogramPane;
@@ -90,6 +92,13 @@ public:
     void startAudit();
     // Opens a dialog computing each file's SHA-256 in the background.
     void computeSha256();
+    // Opens the Export dialog for a tensor (the selected one by default: nullptr and a message
+    // when none is selected or its bytes are not in the file). It defaults to the plane the
+    // Values pane shows of that tensor.
+    ExportDialog *exportTensor(const Checkpoint::Tensor *tensor = nullptr);
+    // Locate in the selected tensor: the Values pane scans (or uses its cached scan) and selects
+    // the element. What the Histogram pane's and the audit table's Locate entries do.
+    void locateInValues(LocateTarget target);
     MessageBar *messageBar() const { return m_bar; }
 
 signals:

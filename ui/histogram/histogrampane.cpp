@@ -12,9 +12,11 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QProgressBar>
 #include <QSettings>
 #include <QStackedWidget>
+#include <QToolButton>
 
 #include <cmath>
 
@@ -42,6 +44,7 @@ HistogramPane::HistogramPane(std::shared_ptr<const Checkpoint> checkpoint, QWidg
     , m_title(new QLabel(this))
     , m_bins(new QComboBox(this))
     , m_log(new QCheckBox(tr("Log scale"), this))
+    , m_locate(new QToolButton(this))
     , m_progress(new QProgressBar(this))
     , m_stack(new QStackedWidget(this))
     , m_message(new QLabel(this))
@@ -60,6 +63,16 @@ HistogramPane::HistogramPane(std::shared_ptr<const Checkpoint> checkpoint, QWidg
     top->addWidget(new QLabel(tr("Bins:"), this));
     top->addWidget(m_bins);
     top->addWidget(m_log);
+    // The same entries as the Values pane's Locate, which does the scan and shows the element.
+    m_locate->setText(tr("Locate"));
+    m_locate->setToolTip(
+        tr("Show the first NaN or Inf, the minimum, the maximum or the largest |x| in Values"));
+    m_locate->setPopupMode(QToolButton::InstantPopup);
+    auto *locateMenu = new QMenu(m_locate);
+    addLocateActions(locateMenu, [this](LocateTarget target) { emit locateRequested(target); });
+    m_locate->setMenu(locateMenu);
+    m_locate->setEnabled(false);
+    top->addWidget(m_locate);
     layout->addLayout(top);
     layout->addWidget(m_stack, 1);
 
@@ -140,6 +153,8 @@ QWidget *HistogramPane::createStatistics()
 void HistogramPane::showTensor(const Checkpoint::Tensor *tensor)
 {
     m_tensor = tensor;
+    const SafetensorsFile *file = tensor ? m_checkpoint->fileOf(*tensor) : nullptr;
+    m_locate->setEnabled(file && file->fullyReadable(*tensor->info));
     refresh();
 }
 
@@ -182,7 +197,7 @@ void HistogramPane::refresh()
         return;
     }
     const TensorInfo &info = *m_tensor->info;
-    m_title->setText(toQString(info.name));
+    m_title->setText(shownName(info.name));
     if (const TensorAnalysis *cached = m_cache.find(&info, bins())) {
         showAnalysis(*cached);
         return;
@@ -191,7 +206,7 @@ void HistogramPane::refresh()
     if (!file || !file->fullyReadable(info)) {
         showMessage(tr("The bytes of %1 are not all in the file (it is broken or cut short), so its values "
                        "cannot be scanned.")
-                        .arg(toQString(info.name)));
+                        .arg(shownName(info.name)));
         return;
     }
     if (m_stale) {
@@ -210,7 +225,7 @@ void HistogramPane::startJob()
     const unsigned bins = this->bins();
     m_progress->setValue(0);
     m_progress->show();
-    showMessage(tr("Scanning %1…").arg(toQString(info->name)));
+    showMessage(tr("Scanning %1…").arg(shownName(info->name)));
     m_job.start(
         [file, info, bins](std::stop_token stop, const JobProgress &progress) {
             const StopFlag cancel(std::move(stop));
@@ -221,7 +236,7 @@ void HistogramPane::startJob()
             m_progress->hide();
             if (!result) {
                 showMessage(tr("The bytes of %1 could not be read: the file changed on disk.")
-                                .arg(toQString(info->name)));
+                                .arg(shownName(info->name)));
                 return;
             }
             m_cache.insert(info, bins, *result);

@@ -3,6 +3,7 @@
 #include "core/io/checkpoint.h"
 #include "ui/common/jobtracker.h"
 #include "ui/histogram/analysiscache.h"
+#include "ui/values/locatemenu.h"
 
 #include <QWidget>
 
@@ -14,6 +15,7 @@ class QComboBox;
 class QLabel;
 class QProgressBar;
 class QStackedWidget;
+class QToolButton;
 
 namespace stb {
 
@@ -67,10 +69,13 @@ public:
     QComboBox *binsBox() const { return m_bins; }
     QCheckBox *logToggle() const { return m_log; }
     QProgressBar *progressBar() const { return m_progress; }
+    QToolButton *locateButton() const { return m_locate; }
 
 signals:
     // A result is on screen (cached or just computed).
     void analysisShown();
+    // Locate on the shown tensor: its first NaN, minimum, … in the Values pane.
+    void locateRequested(LocateTarget target);
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -96,6 +101,7 @@ private:
     QLabel *m_title;
     QComboBox *m_bins;
     QCheckBox *m_log;
+    QToolButton *m_locate;
     QProgressBar *m_progress;
     QStackedWidget *m_stack;
     QLabel *m_message;

@@ -94,7 +94,14 @@ void MainWindow::createMenus()
         if (auto *view = m_documents->currentView())
             view->computeSha256();
     });
-    for (QAction *action : { audit, sha256 }) {
+    tools->addSeparator();
+    // Ctrl+E: free in the File and Tools menus, and what other viewers use for Export.
+    QAction *exportTensor = tools->addAction(tr("&Export Tensor…"), this, [this] {
+        if (auto *view = m_documents->currentView())
+            view->exportTensor();
+    });
+    exportTensor->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    for (QAction *action : { audit, sha256, exportTensor }) {
         action->setEnabled(false);
         connect(m_documents, &DocumentArea::currentDocumentChanged, action,
             [this, action] { action->setEnabled(m_documents->currentView() != nullptr); });

@@ -4,7 +4,7 @@
 #include "ui/values/heatmapview.h"
 #include "ui/values/planeselector.h"
 
-#include <QCheckBox>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
@@ -26,7 +26,8 @@ HeatmapPane::HeatmapPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *
     : QWidget(parent)
     , m_checkpoint(std::move(checkpoint))
     , m_plane(new PlaneSelector(this))
-    , m_symmetric(new QCheckBox(tr("Symmetric range"), this))
+    , m_title(new QLabel(this))
+    , m_range(new QComboBox(this))
     , m_zoomOut(new QToolButton(this))
     , m_progress(new QProgressBar(this))
     , m_message(new QLabel(this))
@@ -35,15 +36,30 @@ HeatmapPane::HeatmapPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 6, 8, 6);
+    // The tensor on a line of its own, the region and the controls under it: one line each at
+    // any width, so the text is never cut and the map's height does not follow the text.
+    QFont bold = m_title->font();
+    bold.setBold(true);
+    m_title->setFont(bold);
+    m_title->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    layout->addWidget(m_title);
     auto *top = new QHBoxLayout;
     // Ignored: a long message must not widen the pane (a wider pane means a new summary).
     m_message->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     top->addWidget(m_message, 1);
     top->addWidget(m_progress);
-    m_symmetric->setChecked(true);
-    m_symmetric->setToolTip(
-        tr("Signed data: ±max(|min|, |max|) around 0, else each side of 0 to its own extreme"));
-    top->addWidget(m_symmetric);
+    top->addWidget(new QLabel(tr("Colours:"), this));
+    m_range->addItem(tr("Auto"));
+    m_range->addItem(tr("Symmetric"), QVariant::fromValue(int(ColourRange::Symmetric)));
+    m_range->addItem(tr("Min to max"), QVariant::fromValue(int(ColourRange::MinMax)));
+    m_range->addItem(tr("Clip at %1%").arg(kClipPercentile), QVariant::fromValue(int(ColourRange::Clipped)));
+    m_range->setToolTip(tr("The range of the colour bar, from the cells' means. Symmetric: ±max |mean| "
+                           "around 0 for signed data. Min to max: each side of 0 to its own extreme. "
+                           "Clip: the %1th percentile of |mean|, so a few outlying cells do not wash "
+                           "the rest out (values beyond take the end colours). Auto clips when "
+                           "outliers would wash the picture out, else is symmetric.")
+                            .arg(kClipPercentile));
+    top->addWidget(m_range);
     m_zoomOut->setText(tr("Zoom Out"));
     m_zoomOut->setToolTip(tr("Back to the view before the last zoom (drag over the map to zoom in)"));
     m_zoomOut->setEnabled(false);
@@ -59,7 +75,7 @@ HeatmapPane::HeatmapPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *
 
     connect(&m_refreshTimer, &QTimer::timeout, this, &HeatmapPane::refresh);
     connect(m_plane, &PlaneSelector::planeChanged, this, &HeatmapPane::planeChanged);
-    connect(m_symmetric, &QCheckBox::toggled, m_view, &HeatmapView::setSymmetric);
+    connect(m_range, &QComboBox::currentIndexChanged, this, &HeatmapPane::applyRange);
     connect(m_zoomOut, &QToolButton::clicked, this, &HeatmapPane::zoomOut);
     connect(&m_job, &JobTrackerBase::progressChanged, m_progress, &QProgressBar::setValue);
     connect(m_view, &HeatmapView::regionSelected, this,
@@ -95,10 +111,14 @@ void HeatmapPane::showTensor(const Checkpoint::Tensor *tensor)
         m_regions.clear();
         m_view->clear();
         m_progress->hide();
+        setTitle(tensor ? shownName(tensor->info->name) : QString());
         m_message->setText(
             tensor ? tr("The tensor's bytes are not in the file") : tr("Select a tensor to see its heatmap"));
         return;
     }
+    setTitle(tr("%1  %2 %3")
+                 .arg(shownName(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
+                     shapeText(tensor->info->shape)));
     m_plane->setShape(tensor->info->shape);
     planeChanged();
 }
@@ -178,7 +198,7 @@ void HeatmapPane::refresh()
         m_job.cancel();
         m_progress->hide();
         m_shownKey = key;
-        show(*cached);
+        showSummary(*cached);
         return;
     }
     const auto file = m_checkpoint->shards()[m_tensor->shard];
@@ -204,23 +224,52 @@ void HeatmapPane::refresh()
             const int cost = std::max(1, int(summary->mean.size() * 48 / (1 << 20)));
             m_cache.insert(key, new std::shared_ptr<const HeatmapSummary>(summary), cost);
             m_shownKey = key;
-            show(summary);
+            showSummary(summary);
         });
 }
 
-void HeatmapPane::show(std::shared_ptr<const HeatmapSummary> summary)
+void HeatmapPane::showSummary(std::shared_ptr<const HeatmapSummary> summary)
 {
     const Region &region = m_regions.back();
-    m_message->setText(tr("%1 %2 · rows %3–%4, columns %5–%6 in %7×%8 cells")
-                           .arg(toQString(m_tensor->info->name), shapeText(m_tensor->info->shape))
+    m_message->setText(tr("rows %1–%2, columns %3–%4 in %5×%6 cells")
                            .arg(region.r0)
                            .arg(region.r1 ? region.r1 - 1 : 0)
                            .arg(region.c0)
                            .arg(region.c1 ? region.c1 - 1 : 0)
                            .arg(summary->cellRows)
                            .arg(summary->cellCols));
-    m_view->setSummary(std::move(summary), m_symmetric->isChecked());
+    m_shownRange = rangeFor(*summary);
+    m_view->setSummary(std::move(summary), m_shownRange);
     emit summaryShown();
+}
+
+ColourRange HeatmapPane::rangeFor(const HeatmapSummary &summary) const
+{
+    const QVariant chosen = m_range->currentData();
+    return chosen.isValid() ? ColourRange(chosen.toInt()) : defaultColourRange(summary);
+}
+
+void HeatmapPane::applyRange()
+{
+    if (const HeatmapSummary *summary = m_view->summary()) {
+        m_shownRange = rangeFor(*summary);
+        m_view->setRange(m_shownRange);
+    }
+}
+
+void HeatmapPane::setTitle(const QString &title)
+{
+    m_fullTitle = title;
+    m_title->setToolTip(title);
+    // The pane's width less its margins: the label's own may not be laid out yet.
+    const QMargins margins = layout()->contentsMargins();
+    m_title->setText(m_title->fontMetrics().elidedText(
+        title, Qt::ElideMiddle, std::max(40, width() - margins.left() - margins.right())));
+}
+
+QString HeatmapPane::titleText() const
+{
+    return m_title->text();
 }
 
 QString HeatmapPane::messageText() const
@@ -231,6 +280,7 @@ QString HeatmapPane::messageText() const
 void HeatmapPane::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
+    setTitle(m_fullTitle); // elided to the new width
     if (m_tensor)
         m_refreshTimer.start();
 }

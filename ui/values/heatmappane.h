@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "core/values/colourscale.h"
 #include "core/values/heatmap.h"
 #include "ui/common/jobtracker.h"
 
@@ -11,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-class QCheckBox;
+class QComboBox;
 class QLabel;
 class QProgressBar;
 class QToolButton;
@@ -40,7 +41,11 @@ public:
 
     HeatmapView *view() const { return m_view; }
     PlaneSelector *planeSelector() const { return m_plane; }
-    QCheckBox *symmetricBox() const { return m_symmetric; }
+    // Auto (clipped when outliers would wash the picture out), symmetric, min…max or clipped.
+    QComboBox *rangeBox() const { return m_range; }
+    // The range the summary on screen is drawn with (Auto resolved).
+    ColourRange shownRange() const { return m_shownRange; }
+    QString titleText() const;
     bool isComputing() const { return m_job.isRunning(); }
     int zoomDepth() const { return int(m_regions.size()) - 1; }
     QString messageText() const;
@@ -62,13 +67,19 @@ private:
     StridedView regionView() const;
     void planeChanged();
     void refresh();
-    void show(std::shared_ptr<const HeatmapSummary> summary);
+    void showSummary(std::shared_ptr<const HeatmapSummary> summary);
+    ColourRange rangeFor(const HeatmapSummary &summary) const;
+    void applyRange();
+    void setTitle(const QString &title);
     QString cacheKey(const StridedView &view, std::uint32_t rows, std::uint32_t cols) const;
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
     const Checkpoint::Tensor *m_tensor = nullptr;
     PlaneSelector *m_plane;
-    QCheckBox *m_symmetric;
+    QLabel *m_title; // the tensor, elided to one line (a label that wraps would resize the map)
+    QString m_fullTitle;
+    QComboBox *m_range;
+    ColourRange m_shownRange = ColourRange::Symmetric;
     QToolButton *m_zoomOut;
     QProgressBar *m_progress;
     QLabel *m_message;

@@ -37,12 +37,12 @@ HeatmapView::HeatmapView(QWidget *parent)
     setMinimumSize(160, 120);
 }
 
-void HeatmapView::setSummary(std::shared_ptr<const HeatmapSummary> summary, bool symmetric)
+void HeatmapView::setSummary(std::shared_ptr<const HeatmapSummary> summary, ColourRange range)
 {
     m_summary = std::move(summary);
     m_image = {};
     if (m_summary && m_summary->cellRows && m_summary->cellCols) {
-        m_scale = scaleFor(*m_summary, symmetric);
+        m_scale = scaleFor(*m_summary, range);
         const std::vector<Rgb> pixels = cellColours(*m_summary, m_scale);
         m_image = QImage(reinterpret_cast<const uchar *>(pixels.data()), int(m_summary->cellCols),
             int(m_summary->cellRows), int(m_summary->cellCols) * 3, QImage::Format_RGB888)
@@ -53,7 +53,7 @@ void HeatmapView::setSummary(std::shared_ptr<const HeatmapSummary> summary, bool
 
 void HeatmapView::clear()
 {
-    setSummary(nullptr, true);
+    setSummary(nullptr, ColourRange::Symmetric);
 }
 
 QRect HeatmapView::cellArea() const
@@ -108,8 +108,9 @@ void HeatmapView::paintEvent(QPaintEvent *)
         painter.setBrush(QColor(255, 255, 255, 40));
         painter.drawRect(m_band.normalized());
     }
-    paintColourBar(
-        painter, QRect(area.right() + 12, area.top() + 4, kBarWidth, std::max(40, area.height() - 80)));
+    paintColourBar(painter,
+        QRect(area.right() + 12, area.top() + 4, kBarWidth,
+            std::max(40, area.height() - 80 - (m_scale.clipped ? 3 * fontMetrics().height() : 0))));
 }
 
 void HeatmapView::paintColourBar(QPainter &painter, const QRect &bar)
@@ -124,8 +125,11 @@ void HeatmapView::paintColourBar(QPainter &painter, const QRect &bar)
     painter.drawRect(bar.adjusted(0, 0, -1, -1));
     const int textX = bar.right() + 4;
     const QFontMetrics metrics(font());
-    painter.drawText(textX, bar.top() + metrics.ascent() / 2, number(m_scale.hi));
-    painter.drawText(textX, bar.bottom() + metrics.ascent() / 2, number(m_scale.lo));
+    // A clipped range says so: its ends are "at least" and "at most", and a note under the swatches.
+    const QString above = m_scale.clipped ? u"≥ "_s : QString(),
+                  below = m_scale.clipped ? u"≤ "_s : QString();
+    painter.drawText(textX, bar.top() + metrics.ascent() / 2, above + number(m_scale.hi));
+    painter.drawText(textX, bar.bottom() + metrics.ascent() / 2, below + number(m_scale.lo));
     if (m_scale.diverging)
         painter.drawText(textX, bar.center().y() + metrics.ascent() / 2, u"0"_s);
     // Swatches for the values that have no place on the bar.
@@ -136,6 +140,11 @@ void HeatmapView::paintColourBar(QPainter &painter, const QRect &bar)
         painter.fillRect(QRect(bar.left(), y, kBarWidth, 12), qColour(colour));
         painter.drawText(textX, y + 10, label);
         y += 18;
+    }
+    if (m_scale.clipped) {
+        const QRect note(bar.left(), y, width() - bar.left(), 3 * metrics.height());
+        painter.drawText(
+            note, Qt::AlignLeft | Qt::AlignTop, tr("clipped at\nthe %1th\npercentile").arg(kClipPercentile));
     }
 }
 

@@ -19,8 +19,9 @@ class HeatmapView : public QWidget {
 public:
     explicit HeatmapView(QWidget *parent = nullptr);
 
-    void setSummary(std::shared_ptr<const HeatmapSummary> summary, bool symmetric);
-    void setSymmetric(bool symmetric) { setSummary(m_summary, symmetric); }
+    // Draws `summary` with a colour scale chosen by `range` (see scaleFor).
+    void setSummary(std::shared_ptr<const HeatmapSummary> summary, ColourRange range);
+    void setRange(ColourRange range) { setSummary(m_summary, range); }
     void clear();
     const HeatmapSummary *summary() const { return m_summary.get(); }
     const ColourScale &scale() const { return m_scale; }

@@ -59,11 +59,9 @@ ValuesPane::ValuesPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pa
     m_locateButton->setText(tr("Locate"));
     m_locateButton->setPopupMode(QToolButton::InstantPopup);
     auto *menu = new QMenu(m_locateButton);
-    const std::pair<Target, QString> targets[]
-        = { { FirstNaN, tr("First NaN") }, { FirstInf, tr("First Inf") }, { Min, tr("Minimum") },
-              { Max, tr("Maximum") }, { AbsMax, tr("Largest |x|") } };
-    for (const auto &[target, label] : targets)
-        menu->addAction(label, this, [this, target = target] { locate(target); });
+    addLocateActions(menu, [this](LocateTarget target) { locate(target); });
+    menu->addSeparator();
+    menu->addAction(tr("Show Selected Element in Hex"), this, &ValuesPane::showCurrentInHex);
     m_locateButton->setMenu(menu);
     top->addWidget(m_locateButton);
     m_progress->setRange(0, 1000);
@@ -115,7 +113,7 @@ void ValuesPane::showTensor(const Checkpoint::Tensor *tensor)
     m_goTo->setEnabled(readable);
     if (!readable) {
         m_title->setText(tensor
-                ? tr("%1: the tensor's bytes are not in the file").arg(toQString(tensor->info->name))
+                ? tr("%1: the tensor's bytes are not in the file").arg(shownName(tensor->info->name))
                 : tr("Select a tensor to see its values"));
         m_plane->setShape({});
         m_plane->hide();
@@ -123,7 +121,7 @@ void ValuesPane::showTensor(const Checkpoint::Tensor *tensor)
         return;
     }
     m_title->setText(tr("%1  %2 %3")
-                         .arg(toQString(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
+                         .arg(shownName(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
                              shapeText(tensor->info->shape)));
     m_plane->setShape(tensor->info->shape);
     applyPlane();
@@ -192,7 +190,7 @@ bool ValuesPane::goToText(const QString &text)
     return true;
 }
 
-void ValuesPane::locate(Target target)
+void ValuesPane::locate(LocateTarget target)
 {
     if (!m_tensor)
         return;
@@ -222,39 +220,45 @@ void ValuesPane::locate(Target target)
         });
 }
 
-void ValuesPane::goToLocated(Target target, const LocateResult &result)
+void ValuesPane::goToLocated(LocateTarget target, const LocateResult &result)
 {
     const std::optional<LocatedValue> *found = nullptr;
     QString what;
     switch (target) {
-    case FirstNaN:
-        found = &result.firstNaN, what = tr("NaN");
+    case LocateTarget::FirstNaN:
+        found = &result.firstNaN, what = tr("First NaN");
         break;
-    case FirstInf:
+    case LocateTarget::FirstInf:
         // The earlier of the two infinities.
         found = !result.firstNegInf
                 || (result.firstPosInf && result.firstPosInf->index < result.firstNegInf->index)
             ? &result.firstPosInf
             : &result.firstNegInf;
-        what = tr("infinity");
+        what = tr("First infinity");
         break;
-    case Min:
-        found = &result.min, what = tr("finite value");
+    case LocateTarget::Min:
+        found = &result.min, what = tr("Minimum");
         break;
-    case Max:
-        found = &result.max, what = tr("finite value");
+    case LocateTarget::Max:
+        found = &result.max, what = tr("Maximum");
         break;
-    case AbsMax:
-        found = &result.absMax, what = tr("finite value");
+    case LocateTarget::AbsMax:
+        found = &result.absMax, what = tr("Largest |x|");
         break;
     }
     if (!found || !*found) {
-        setMessage(tr("The tensor has no %1").arg(what));
+        setMessage(tr("The tensor has no %1").arg(locateTargetNoun(target)));
         emit located(false);
         return;
     }
-    setMessage({});
-    goToElement((*found)->index);
+    const std::uint64_t flat = (*found)->index;
+    QStringList index;
+    for (std::uint64_t i : unravelIndex(flat, m_tensor->info->shape))
+        index << QString::number(i);
+    setMessage(
+        tr("%1 %2 at [%3], flat index %4")
+            .arg(what, QString::number((*found)->value, 'g', 17), index.join(u", "_s), countText(flat)));
+    goToElement(flat);
     emit located(true);
 }
 
@@ -293,18 +297,33 @@ void ValuesPane::copySelection()
     QApplication::clipboard()->setText(selectionText());
 }
 
+std::optional<quint64> ValuesPane::byteOf(const QModelIndex &cell) const
+{
+    if (!cell.isValid() || !m_tensor)
+        return std::nullopt;
+    const auto flat = cell.data(ValueTableModel::FlatIndexRole).toULongLong();
+    const SafetensorsFile *file = m_checkpoint->fileOf(*m_tensor);
+    return file->header().dataStart + m_tensor->info->begin + flat * dtypeBits(m_tensor->info->dtype) / 8;
+}
+
+bool ValuesPane::showCurrentInHex()
+{
+    const auto offset = byteOf(m_table->currentIndex());
+    if (!offset) {
+        setMessage(tr("Select an element first (Locate or Go to selects one)"));
+        return false;
+    }
+    emit byteRequested(*offset, int(m_tensor->shard));
+    return true;
+}
+
 void ValuesPane::showContextMenu(const QPoint &position)
 {
-    const QModelIndex cell = m_table->indexAt(position);
     QMenu menu(this);
     menu.addAction(tr("Copy"), this, &ValuesPane::copySelection);
-    if (cell.isValid() && m_tensor) {
-        const auto flat = cell.data(ValueTableModel::FlatIndexRole).toULongLong();
-        const SafetensorsFile *file = m_checkpoint->fileOf(*m_tensor);
-        const std::uint64_t offset
-            = file->header().dataStart + m_tensor->info->begin + flat * dtypeBits(m_tensor->info->dtype) / 8;
-        menu.addAction(
-            tr("Show in Hex"), this, [this, offset] { emit byteRequested(offset, int(m_tensor->shard)); });
+    if (const auto offset = byteOf(m_table->indexAt(position))) {
+        menu.addAction(tr("Show in Hex"), this,
+            [this, offset = *offset] { emit byteRequested(offset, int(m_tensor->shard)); });
     }
     menu.exec(m_table->viewport()->mapToGlobal(position));
 }

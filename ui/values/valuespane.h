@@ -3,6 +3,7 @@
 #include "core/io/checkpoint.h"
 #include "core/values/locate.h"
 #include "ui/common/jobtracker.h"
+#include "ui/values/locatemenu.h"
 
 #include <QHash>
 #include <QWidget>
@@ -28,7 +29,6 @@ class ValueTableModel;
 class ValuesPane : public QWidget {
     Q_OBJECT
 public:
-    enum Target { FirstNaN, FirstInf, Min, Max, AbsMax };
     static constexpr qsizetype kMaxCopyCells = 1'000'000;
 
     explicit ValuesPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent = nullptr);
@@ -41,12 +41,16 @@ public:
     bool goToElement(std::uint64_t flat);
     // "1234" (flat) or "3, 17" (one index per axis); false with a message for anything else.
     bool goToText(const QString &text);
-    // Scans the tensor (or uses the cached scan), then goes to the target; `done` reports whether
-    // there was such an element.
-    void locate(Target target);
+    // Scans the tensor (or uses the cached scan), then goes to the target and says what it found
+    // ("Maximum 7.5 at [1, 2, 3], flat 23"); located() reports whether there was such an element.
+    // The one Locate path: the Histogram pane and the audit table come here too.
+    void locate(LocateTarget target);
+    // "Show in Hex" for the current cell: byteRequested with its first byte; false without one.
+    bool showCurrentInHex();
     // Tab-separated values of the selection's bounding rectangle, rows on lines.
     QString selectionText() const;
 
+    const Checkpoint::Tensor *tensor() const { return m_tensor; }
     ValueTableModel *model() const { return m_model; }
     QTableView *table() const { return m_table; }
     PlaneSelector *planeSelector() const { return m_plane; }
@@ -64,7 +68,8 @@ private:
     void applyPlane();
     void copySelection();
     void showContextMenu(const QPoint &position);
-    void goToLocated(Target target, const LocateResult &result);
+    void goToLocated(LocateTarget target, const LocateResult &result);
+    std::optional<quint64> byteOf(const QModelIndex &cell) const;
     void setMessage(const QString &text);
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
