@@ -101,7 +101,7 @@ void tst_LocateLinks::fromHistogram_data()
     QTest::addColumn<quint64>("flat");
     QTest::addColumn<QString>("message");
     QTest::newRow("first NaN") << u"First NaN"_s << quint64(13)
-                               << u"First NaN nan at [2, 3], flat index 13"_s;
+                               << u"First NaN at [2, 3], flat index 13"_s;
     QTest::newRow("maximum") << u"Maximum"_s << quint64(16) << u"Maximum 9 at [3, 1], flat index 16"_s;
     QTest::newRow("minimum") << u"Minimum"_s << quint64(4) << u"Minimum -12 at [0, 4], flat index 4"_s;
     QTest::newRow("largest |x|") << u"Largest |x|"_s << quint64(4)

@@ -51,6 +51,8 @@ private slots:
 
 private:
     const Checkpoint::Tensor *tensor(const std::string &name) const;
+    // Shows the pane at `size` on that tensor and waits for its summary; false if none came.
+    bool showHeatmap(HeatmapPane &pane, QSize size, const std::string &name) const;
 
     QTemporaryDir m_dir;
     std::shared_ptr<const Checkpoint> m_checkpoint;
@@ -209,14 +211,19 @@ void tst_ValuesPane::heatmapDrawsKnownColours()
     QVERIFY(view.cellText(0, 1).contains(u"NaN 1"_s));
 }
 
+bool tst_ValuesPane::showHeatmap(HeatmapPane &pane, QSize size, const std::string &name) const
+{
+    pane.resize(size);
+    pane.show();
+    QSignalSpy shown(&pane, &HeatmapPane::summaryShown);
+    pane.showTensor(tensor(name));
+    return shown.wait(10000);
+}
+
 void tst_ValuesPane::heatmapClickNamesElement()
 {
     HeatmapPane pane(m_checkpoint);
-    pane.resize(400, 300);
-    pane.show();
-    QSignalSpy shown(&pane, &HeatmapPane::summaryShown);
-    pane.showTensor(tensor("cube"));
-    QVERIFY(shown.wait(10000));
+    QVERIFY(showHeatmap(pane, { 400, 300 }, "cube"));
     const HeatmapSummary *summary = pane.view()->summary();
     QCOMPARE(summary->rows, 3u); // the plane of axes 1 and 2 at axis 0 = 0
     QCOMPARE(summary->cellCols, 4u);
@@ -231,11 +238,7 @@ void tst_ValuesPane::heatmapClickNamesElement()
 void tst_ValuesPane::heatmapClipsOutliers()
 {
     HeatmapPane pane(m_checkpoint);
-    pane.resize(900, 600);
-    pane.show();
-    QSignalSpy shown(&pane, &HeatmapPane::summaryShown);
-    pane.showTensor(tensor("model.layers.17.self_attn.q_proj.weight.spiky"));
-    QVERIFY(shown.wait(10000));
+    QVERIFY(showHeatmap(pane, { 900, 600 }, "model.layers.17.self_attn.q_proj.weight.spiky"));
     // Auto: the one outlier would squeeze the rest into the bar's middle, so the range is clipped.
     QCOMPARE(pane.shownRange(), ColourRange::Clipped);
     QVERIFY(pane.view()->scale().clipped);
@@ -250,8 +253,7 @@ void tst_ValuesPane::heatmapClipsOutliers()
     QVERIFY(pane.view()->grab().toImage() != clipped);
     // A tensor without outliers stays symmetric under Auto.
     pane.rangeBox()->setCurrentIndex(0);
-    pane.showTensor(tensor("grid"));
-    QVERIFY(shown.wait(10000));
+    QVERIFY(showHeatmap(pane, { 900, 600 }, "grid"));
     QCOMPARE(pane.shownRange(), ColourRange::Symmetric);
 }
 
@@ -270,11 +272,8 @@ void tst_ValuesPane::heatmapTitleFits()
     QFETCH(int, width);
     QFETCH(bool, hostile);
     HeatmapPane pane(m_checkpoint);
-    pane.resize(width, 600);
-    pane.show();
-    QSignalSpy shown(&pane, &HeatmapPane::summaryShown);
-    pane.showTensor(tensor(hostile ? m_hostileName : "model.layers.17.self_attn.q_proj.weight.spiky"));
-    QVERIFY(shown.wait(10000));
+    QVERIFY(showHeatmap(
+        pane, { width, 600 }, hostile ? m_hostileName : "model.layers.17.self_attn.q_proj.weight.spiky"));
     const QString title = pane.titleText();
     const QFontMetrics metrics(QFont(pane.font().family(), pane.font().pointSize(), QFont::Bold));
     // Every label fits its line: nothing is cut, a long name is elided in the middle instead.

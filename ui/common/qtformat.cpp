@@ -1,6 +1,5 @@
 #include "ui/common/qtformat.h"
 
-#include "core/text/escape.h"
 #include "core/text/textformat.h"
 
 #include <QLocale>
@@ -44,12 +43,26 @@ QString shapeText(const std::vector<std::uint64_t> &shape)
 
 QString shownName(std::string_view name, qsizetype maxChars)
 {
-    // Escaping at most grows a byte to four characters: a bounded prefix is enough to fill maxChars.
+    // The characters core's escapeText escapes (C0, DEL, C1, bidi controls) as \xNN or \uXXXX;
+    // quotes and backslashes stay as they are, which a label (unlike a terminal) can show. Invalid
+    // UTF-8 becomes U+FFFD. A prefix is enough: each byte gives at most one character.
     const std::size_t bytes = std::min<std::size_t>(name.size(), std::size_t(maxChars) * 4 + 4);
-    QString text = QString::fromStdString(escapeText(name.substr(0, bytes)));
-    if (text.size() > maxChars || bytes < name.size())
-        text = text.left(maxChars) + u'…';
-    return text;
+    const QString text = toQString(name.substr(0, bytes));
+    QString shown;
+    for (const QChar c : text) {
+        const char16_t u = c.unicode();
+        const bool control = u < 0x20 || (u >= 0x7F && u <= 0x9F) || (u >= 0x202A && u <= 0x202E)
+            || (u >= 0x2066 && u <= 0x2069);
+        if (!control)
+            shown += c;
+        else if (u <= 0xFF)
+            shown += u"\\x%1"_s.arg(uint(u), 2, 16, QChar(u'0'));
+        else
+            shown += u"\\u%1"_s.arg(uint(u), 4, 16, QChar(u'0'));
+        if (shown.size() > maxChars)
+            return shown.left(maxChars) + u'…';
+    }
+    return bytes < name.size() ? shown + u'…' : shown;
 }
 
 } // namespace stb

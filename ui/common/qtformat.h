@@ -26,9 +26,9 @@ QString offsetText(std::uint64_t offset);
 QString countNoun(std::uint64_t count, const QString &singular, const QString &plural);
 // "[4096, 4096]"
 QString shapeText(const std::vector<std::uint64_t> &shape);
-// A name from a file as a label shows it: control and bidi characters escaped (core's
-// escapeText), at most `maxChars` characters (then cut with "…"), so a hostile name neither
-// lays out megabytes nor reorders the text around it.
+// A name from a file as a label shows it: control and bidi characters escaped (\x1b, \u202e),
+// at most `maxChars` characters (then cut with "…"), so a hostile name neither lays out
+// megabytes, breaks lines nor reorders the text around it.
 QString shownName(std::string_view name, qsizetype maxChars = 120);
 
 } // namespace stb

@@ -197,7 +197,7 @@ QVariant TensorTreeModel::data(const QModelIndex &index, int role) const
         return displayData(index);
     case Qt::ToolTipRole:
         if (index.column() == NameColumn)
-            return fullPath(index);
+            return shownName(fullPath(index).toStdString(), 400);
         if (index.column() == SizeColumn)
             return tr("%1 bytes").arg(countText(totals.bytes));
         return {};
@@ -231,7 +231,8 @@ QVariant TensorTreeModel::displayData(const QModelIndex &index) const
     const Totals &totals = totalsOf(index);
     switch (index.column()) {
     case NameColumn:
-        return node.name.empty() ? tr("(empty)") : toQString(node.name);
+        // Escaped and bounded: a name with newlines would make every row (uniform heights) as tall.
+        return node.name.empty() ? tr("(empty)") : shownName(node.name, 200);
     case DTypeColumn:
         if (std::popcount(totals.dtypeMask) == 1)
             return toQString(dtypeName(static_cast<DType>(std::countr_zero(totals.dtypeMask))));

@@ -5,6 +5,7 @@
 #include "ui/values/planeselector.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
@@ -36,18 +37,21 @@ HeatmapPane::HeatmapPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 6, 8, 6);
-    // The tensor on a line of its own, the region and the controls under it: one line each at
-    // any width, so the text is never cut and the map's height does not follow the text.
     QFont bold = m_title->font();
     bold.setBold(true);
     m_title->setFont(bold);
     m_title->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
-    layout->addWidget(m_title);
+    // The tensor and the controls on the first line, the region on a line of its own under it:
+    // each one line at any width (a label that wrapped would change the map's height); the name
+    // is elided in the middle rather than cut.
     auto *top = new QHBoxLayout;
+    top->addWidget(m_title, 1);
+    m_title->installEventFilter(this); // elided again whenever its width changes
+    auto *second = new QHBoxLayout;
     // Ignored: a long message must not widen the pane (a wider pane means a new summary).
     m_message->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    top->addWidget(m_message, 1);
-    top->addWidget(m_progress);
+    second->addWidget(m_message, 1);
+    second->addWidget(m_progress);
     top->addWidget(new QLabel(tr("Colours:"), this));
     m_range->addItem(tr("Auto"));
     m_range->addItem(tr("Symmetric"), QVariant::fromValue(int(ColourRange::Symmetric)));
@@ -65,6 +69,7 @@ HeatmapPane::HeatmapPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *
     m_zoomOut->setEnabled(false);
     top->addWidget(m_zoomOut);
     layout->addLayout(top);
+    layout->addLayout(second);
     layout->addWidget(m_plane);
     layout->addWidget(m_view, 1);
     m_progress->setRange(0, 1000);
@@ -261,10 +266,15 @@ void HeatmapPane::setTitle(const QString &title)
 {
     m_fullTitle = title;
     m_title->setToolTip(title);
-    // The pane's width less its margins: the label's own may not be laid out yet.
-    const QMargins margins = layout()->contentsMargins();
-    m_title->setText(m_title->fontMetrics().elidedText(
-        title, Qt::ElideMiddle, std::max(40, width() - margins.left() - margins.right())));
+    m_title->setText(
+        m_title->fontMetrics().elidedText(title, Qt::ElideMiddle, std::max(40, m_title->width())));
+}
+
+bool HeatmapPane::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_title && event->type() == QEvent::Resize)
+        setTitle(m_fullTitle);
+    return QWidget::eventFilter(watched, event);
 }
 
 QString HeatmapPane::titleText() const
@@ -280,7 +290,6 @@ QString HeatmapPane::messageText() const
 void HeatmapPane::resizeEvent(QResizeEvent *event)
 {
     QWidget::resizeEvent(event);
-    setTitle(m_fullTitle); // elided to the new width
     if (m_tensor)
         m_refreshTimer.start();
 }

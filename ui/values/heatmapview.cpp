@@ -15,7 +15,7 @@ namespace stb {
 namespace {
 
 constexpr int kBarWidth = 16;
-constexpr int kBarArea = 96; // the bar, its labels and the swatches
+constexpr int kBarArea = 124; // the bar, its labels ("≥ -0.0123456") and the swatches
 constexpr int kDragDistance = 4;
 
 QColor qColour(Rgb rgb)

@@ -255,9 +255,11 @@ void ValuesPane::goToLocated(LocateTarget target, const LocateResult &result)
     QStringList index;
     for (std::uint64_t i : unravelIndex(flat, m_tensor->info->shape))
         index << QString::number(i);
-    setMessage(
-        tr("%1 %2 at [%3], flat index %4")
-            .arg(what, QString::number((*found)->value, 'g', 17), index.join(u", "_s), countText(flat)));
+    // NaN and infinities are what was asked for: only a finite value is worth printing.
+    const QString value = target == LocateTarget::FirstNaN || target == LocateTarget::FirstInf
+        ? QString()
+        : u" "_s + QString::number((*found)->value, 'g', 17);
+    setMessage(tr("%1%2 at [%3], flat index %4").arg(what, value, index.join(u", "_s), countText(flat)));
     goToElement(flat);
     emit located(true);
 }
