@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <mutex>
 
@@ -100,25 +101,124 @@ void accumulate(const double *values, std::uint64_t n, CellRow &row, std::size_t
     }
 }
 
+// One row through the careful path: decoded to doubles in blocks, added per cell.
+void addRow(const TaskJob &job, std::uint64_t rowSource, double *values)
+{
+    std::size_t j = 0;
+    for (std::uint64_t c0 = 0; c0 < job.cols; c0 += kBlock) {
+        const std::uint64_t c1 = std::min(job.cols, c0 + kBlock);
+        gatherValues(job.dtype, job.data, rowSource + c0 * job.colStride, job.colStride, c1 - c0, values);
+        for (std::uint64_t c = c0; c < c1; ++j) {
+            const std::uint64_t end = std::min(job.colBegins[j + 1], c1);
+            accumulate(values + (c - c0), end - c, *job.cells, j);
+            c = end;
+        }
+        if (job.colBegins[j] > c1) // the cell continues into the next block
+            --j;
+    }
+}
+
+// Element c of a contiguous BF16 or F32 row as the float it is exactly.
+template<DType D> float loadFloat(const std::byte *row, std::uint64_t c)
+{
+    if constexpr (D == DType::BF16) {
+        std::uint16_t code;
+        std::memcpy(&code, row + 2 * c, 2);
+        const std::uint32_t bits = std::uint32_t(code) << 16;
+        float f;
+        std::memcpy(&f, &bits, 4);
+        return f;
+    } else {
+        float f;
+        std::memcpy(&f, row + 4 * c, 4);
+        return f;
+    }
+}
+
+// One value into cell j the careful way (NaN and infinities counted, not summed).
+void addValue(CellRow &cells, std::size_t j, double v)
+{
+    if (std::isnan(v)) {
+        ++cells.nan[j];
+    } else if (std::isinf(v)) {
+        ++(v > 0 ? cells.posInf : cells.negInf)[j];
+    } else {
+        cells.min[j] = std::min(cells.min[j], v);
+        cells.max[j] = std::max(cells.max[j], v);
+        cells.sum[j] += v;
+    }
+}
+
+constexpr std::uint64_t kStrip = 32; // columns whose running min/max/sum stay in registers
+
+// Contiguous BF16 and F32 rows (the common weights), a strip of 32 columns at a time down all the
+// task's rows: per column a running min and max (floats: exact for these dtypes) and sum (double)
+// in a loop without branches that the compiler vectorises and keeps in registers; the strip's
+// columns are then folded into their cells. A strip holding a NaN or an infinity is redone the
+// careful way. Decoding every element to a double and a call per cell-wide run (four elements
+// for a 4,096-column matrix in 1,024 cells) left the summary at a sixteenth of the read speed.
+template<DType D> void runStrips(const TaskJob &job)
+{
+    constexpr unsigned size = D == DType::BF16 ? 2 : 4;
+    CellRow &cells = *job.cells;
+    std::size_t first = 0; // the cell holding column c0
+    for (std::uint64_t c0 = 0; c0 < job.cols; c0 += kStrip) {
+        const std::uint64_t width = std::min(kStrip, job.cols - c0);
+        float lo[kStrip], hi[kStrip];
+        double sum[kStrip];
+        std::fill(lo, lo + kStrip, std::numeric_limits<float>::infinity());
+        std::fill(hi, hi + kStrip, -std::numeric_limits<float>::infinity());
+        std::fill(sum, sum + kStrip, 0.0);
+        unsigned special = 0;
+        for (std::uint64_t r = 0; r < job.rows; ++r) {
+            const std::byte *p = job.data + (job.firstSource + r * job.rowStride + c0) * size;
+            if (width == kStrip) {
+                for (std::uint64_t k = 0; k < kStrip; ++k) {
+                    const float v = loadFloat<D>(p, k);
+                    lo[k] = v < lo[k] ? v : lo[k];
+                    hi[k] = v > hi[k] ? v : hi[k];
+                    sum[k] += double(v);
+                    special |= unsigned(!(v - v == 0.0f));
+                }
+            } else {
+                for (std::uint64_t k = 0; k < width; ++k) {
+                    const float v = loadFloat<D>(p, k);
+                    lo[k] = v < lo[k] ? v : lo[k];
+                    hi[k] = v > hi[k] ? v : hi[k];
+                    sum[k] += double(v);
+                    special |= unsigned(!(v - v == 0.0f));
+                }
+            }
+        }
+        while (job.colBegins[first + 1] <= c0)
+            ++first;
+        std::size_t j = first;
+        for (std::uint64_t k = 0; k < width; ++k) {
+            while (job.colBegins[j + 1] <= c0 + k)
+                ++j;
+            if (special) {
+                for (std::uint64_t r = 0; r < job.rows; ++r)
+                    addValue(cells, j,
+                        loadFloat<D>(job.data + (job.firstSource + r * job.rowStride + c0) * size, k));
+                continue;
+            }
+            cells.min[j] = std::min(cells.min[j], double(lo[k]));
+            cells.max[j] = std::max(cells.max[j], double(hi[k]));
+            cells.sum[j] += sum[k];
+        }
+    }
+}
+
 void runTask(void *context)
 {
     const auto &job = *static_cast<const TaskJob *>(context);
+    if (job.colStride == 1 && job.dtype == DType::BF16)
+        return runStrips<DType::BF16>(job);
+    if (job.colStride == 1 && job.dtype == DType::F32)
+        return runStrips<DType::F32>(job);
     double values[kBlock];
-    for (std::uint64_t r = 0; r < job.rows; ++r) {
-        const std::uint64_t rowSource = job.firstSource + r * job.rowStride;
-        std::size_t j = 0;
-        for (std::uint64_t c0 = 0; c0 < job.cols; c0 += kBlock) {
-            const std::uint64_t c1 = std::min(job.cols, c0 + kBlock);
-            gatherValues(job.dtype, job.data, rowSource + c0 * job.colStride, job.colStride, c1 - c0, values);
-            for (std::uint64_t c = c0; c < c1; ++j) {
-                const std::uint64_t end = std::min(job.colBegins[j + 1], c1);
-                accumulate(values + (c - c0), end - c, *job.cells, j);
-                c = end;
-            }
-            if (job.colBegins[j] > c1) // the cell continues into the next block
-                --j;
-        }
-    }
+    for (std::uint64_t r = 0; r < job.rows; ++r)
+        addRow(job, job.firstSource + r * job.rowStride, values);
 }
 
 // A run of rows inside one cell row: the unit of work, so that no two tasks write one cell

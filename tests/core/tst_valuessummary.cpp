@@ -160,13 +160,18 @@ void tst_ValuesSummary::heatmapMatchesBruteForce_data()
     QTest::addColumn<unsigned>("cellRows");
     QTest::addColumn<unsigned>("cellCols");
     QTest::addColumn<bool>("transposed");
-    QTest::newRow("37x23 into 5x7") << quint64(37) << quint64(23) << 5u << 7u << false;
-    QTest::newRow("37x23 into 36x22") << quint64(37) << quint64(23) << 36u << 22u << false;
-    QTest::newRow("H > R, W > C") << quint64(37) << quint64(23) << 50u << 40u << false;
-    QTest::newRow("one cell") << quint64(37) << quint64(23) << 1u << 1u << false;
-    QTest::newRow("transposed 23x37 into 4x9") << quint64(37) << quint64(23) << 4u << 9u << true;
-    QTest::newRow("cell rows split across tasks") << quint64(3001) << quint64(997) << 3u << 5u << false;
-    QTest::newRow("wide rows across blocks") << quint64(5) << quint64(9001) << 2u << 7u << false;
+    QTest::addColumn<bool>("bf16"); // else F32 (both have a column-wise fast path; transposed does not)
+    QTest::newRow("37x23 into 5x7") << quint64(37) << quint64(23) << 5u << 7u << false << false;
+    QTest::newRow("37x23 into 36x22") << quint64(37) << quint64(23) << 36u << 22u << false << false;
+    QTest::newRow("H > R, W > C") << quint64(37) << quint64(23) << 50u << 40u << false << false;
+    QTest::newRow("one cell") << quint64(37) << quint64(23) << 1u << 1u << false << false;
+    QTest::newRow("transposed 23x37 into 4x9") << quint64(37) << quint64(23) << 4u << 9u << true << false;
+    QTest::newRow("cell rows split across tasks")
+        << quint64(3001) << quint64(997) << 3u << 5u << false << false;
+    QTest::newRow("wide rows across blocks") << quint64(5) << quint64(9001) << 2u << 7u << false << false;
+    QTest::newRow("BF16 37x23 into 5x7") << quint64(37) << quint64(23) << 5u << 7u << false << true;
+    QTest::newRow("BF16 transposed") << quint64(37) << quint64(23) << 4u << 9u << true << true;
+    QTest::newRow("BF16 across tasks") << quint64(3001) << quint64(997) << 3u << 5u << false << true;
 }
 
 void tst_ValuesSummary::heatmapMatchesBruteForce()
@@ -176,11 +181,24 @@ void tst_ValuesSummary::heatmapMatchesBruteForce()
     QFETCH(unsigned, cellRows);
     QFETCH(unsigned, cellCols);
     QFETCH(bool, transposed);
+    QFETCH(bool, bf16);
     std::vector<float> values = noise(rows * cols, 3);
     std::mt19937 rng(11);
     for (int k = 0; k < 40; ++k) {
         const float specials[] = { float(kNaN), float(kInf), float(-kInf) };
         values[rng() % values.size()] = specials[k % 3];
+    }
+    std::vector<std::byte> bytes = test::floatBytes(values);
+    if (bf16) { // the upper halves: each value cut to the BF16 it starts with (NaN and ±Inf stay)
+        std::vector<std::uint64_t> codes(values.size());
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            std::uint32_t bits;
+            std::memcpy(&bits, &values[i], 4);
+            codes[i] = bits >> 16;
+            bits &= 0xFFFF0000u;
+            std::memcpy(&values[i], &bits, 4);
+        }
+        bytes = test::packCodes(DType::BF16, codes);
     }
     const std::vector<std::uint64_t> shape { rows, cols };
     std::string error;
@@ -190,8 +208,8 @@ void tst_ValuesSummary::heatmapMatchesBruteForce()
         return transposed ? values[c * cols + r] : values[r * cols + c];
     };
 
-    const auto summary
-        = summarizeHeatmap(DType::F32, test::floatBytes(values), view, cellRows, cellCols, error, {}, {}, 3);
+    const auto summary = summarizeHeatmap(
+        bf16 ? DType::BF16 : DType::F32, bytes, view, cellRows, cellCols, error, {}, {}, 3);
     QVERIFY2(summary, error.c_str());
     const std::uint64_t H = std::min<std::uint64_t>(cellRows, R), W = std::min<std::uint64_t>(cellCols, C);
     QCOMPARE(summary->rows, R);
