@@ -185,7 +185,7 @@ void tst_LayersCommand::hostileNames()
     const auto run = runInspect({ u"layers"_s, path });
     QCOMPARE(run.exitCode, 0);
     QVERIFY(!run.out.contains(QChar(0x1b)));
-    QVERIFY(run.out.contains(u"\\u001b[31mred"_s));
+    QVERIFY(run.out.contains(u"\\x1b[31mred"_s)); // escape.h: \xNN in text
     for (const QString &line : run.out.split(u'\n'))
         QVERIFY2(line.size() < 400, qPrintable(line.left(100)));
 }

@@ -571,7 +571,8 @@ void tst_Layers::wholeLayerOfExpertsStandsOut()
     QCOMPARE(found, (QSet<QString> { u"gate_proj.weight"_s, u"up_proj.weight"_s, u"down_proj.weight"_s }));
     // JSON: no single index, the layer as outer_index.
     const std::vector<RepeatProfile> profiles { profileRepeat(repeats[0], [&](std::size_t i) { return &stats[i]; }) };
-    const Json &outliers = layersJson(repeats, &profiles)["repeats"][0]["repeats"][0]["outliers"];
+    const Json json = layersJson(repeats, &profiles);
+    const Json &outliers = json["repeats"][0]["repeats"][0]["outliers"];
     QVERIFY(!outliers.empty());
     for (const Json &o : outliers) {
         QVERIFY(o["index"].is_null());

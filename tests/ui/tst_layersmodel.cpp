@@ -261,11 +261,7 @@ void tst_LayersModel::compareDepth()
     });
     auto comparison = compareCheckpoints(*a, *b, {});
     QVERIFY(comparison);
-    auto result = std::make_shared<CompareResult>();
-    result->a = a;
-    result->b = b;
-    result->comparison = std::move(*comparison);
-    result->tree = CompareTree::build(result->comparison);
+    const auto result = std::make_shared<const CompareResult>(a, b, CompareOptions {}, std::move(*comparison));
 
     CompareDepthPane pane;
     pane.setResult(result);
