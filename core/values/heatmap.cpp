@@ -57,6 +57,20 @@ struct TaskJob {
     CellRow *cells;
 };
 
+// One value into cell j the careful way (NaN and infinities counted, not summed).
+void addValue(CellRow &cells, std::size_t j, double v)
+{
+    if (std::isnan(v)) {
+        ++cells.nan[j];
+    } else if (std::isinf(v)) {
+        ++(v > 0 ? cells.posInf : cells.negInf)[j];
+    } else {
+        cells.min[j] = std::min(cells.min[j], v);
+        cells.max[j] = std::max(cells.max[j], v);
+        cells.sum[j] += v;
+    }
+}
+
 // Adds values[0, n) to cell j: a branch-free pass (vectorisable, four partial sums) unless the
 // run holds a NaN or an infinity, which the careful loop counts.
 void accumulate(const double *values, std::uint64_t n, CellRow &row, std::size_t j)
@@ -87,18 +101,8 @@ void accumulate(const double *values, std::uint64_t n, CellRow &row, std::size_t
         row.sum[j] += (s[0] + s[1]) + (s[2] + s[3]);
         return;
     }
-    for (i = 0; i < n; ++i) {
-        const double v = values[i];
-        if (std::isnan(v)) {
-            ++row.nan[j];
-        } else if (std::isinf(v)) {
-            ++(v > 0 ? row.posInf : row.negInf)[j];
-        } else {
-            row.min[j] = std::min(row.min[j], v);
-            row.max[j] = std::max(row.max[j], v);
-            row.sum[j] += v;
-        }
-    }
+    for (i = 0; i < n; ++i)
+        addValue(row, j, values[i]);
 }
 
 // One row through the careful path: decoded to doubles in blocks, added per cell.
@@ -132,20 +136,6 @@ template<DType D> float loadFloat(const std::byte *row, std::uint64_t c)
         float f;
         std::memcpy(&f, row + 4 * c, 4);
         return f;
-    }
-}
-
-// One value into cell j the careful way (NaN and infinities counted, not summed).
-void addValue(CellRow &cells, std::size_t j, double v)
-{
-    if (std::isnan(v)) {
-        ++cells.nan[j];
-    } else if (std::isinf(v)) {
-        ++(v > 0 ? cells.posInf : cells.negInf)[j];
-    } else {
-        cells.min[j] = std::min(cells.min[j], v);
-        cells.max[j] = std::max(cells.max[j], v);
-        cells.sum[j] += v;
     }
 }
 
