@@ -1,7 +1,8 @@
 // safetensors-inspect on quantized checkpoints: `info` reports schemes and effective parameters,
-// `audit` measures dequantized values (or the raw codes with --raw).
+// `audit` and `diff` measure dequantized values (or the raw codes with --raw).
 #include "tests/support/inspectprocess.h"
 #include "tests/support/quantfixtures.h"
+#include "tests/support/valuedata.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -11,6 +12,8 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 using namespace Qt::StringLiterals;
 using namespace stb;
@@ -21,6 +24,16 @@ namespace {
 QJsonObject jsonOf(const InspectRun &run)
 {
     return QJsonDocument::fromJson(run.out.toUtf8()).object();
+}
+
+// The row of `diff --json` named `name`, or an empty object.
+QJsonObject diffRow(const InspectRun &run, const QString &name)
+{
+    for (const auto &r : QJsonDocument::fromJson(run.out.toUtf8()).object()[u"tensors"_s].toArray()) {
+        if (r.toObject()[u"name"_s].toString() == name)
+            return r.toObject();
+    }
+    return {};
 }
 
 QSet<QString> keysOf(const QJsonObject &o)
@@ -48,6 +61,24 @@ private slots:
         broken.specs.pop_back(); // no weight_scale_inv
         broken.data.pop_back();
         QVERIFY(writeFixtures(path(u"broken.safetensors"_s), { broken }, error));
+
+        // For diff: the GPTQ weight alone, its original floats as F32 under the logical name, and
+        // the GPTQ weight with one scale doubled.
+        QVERIFY(writeFixtures(path(u"gptq.safetensors"_s), { m_gptq }, error));
+        QuantFixture original;
+        original.specs = { { m_gptq.weight, DType::F32, m_gptq.shape } };
+        original.data = { floatBytes(m_gptq.original) };
+        QVERIFY(writeFixtures(path(u"original.safetensors"_s), { original }, error));
+        QuantFixture rescaled = m_gptq;
+        const auto scales = std::find_if(rescaled.specs.begin(), rescaled.specs.end(),
+            [](const TensorSpec &s) { return s.name.ends_with(".scales"); });
+        QVERIFY(scales != rescaled.specs.end());
+        auto &scaleBytes = rescaled.data[std::size_t(scales - rescaled.specs.begin())];
+        std::uint16_t first = 0;
+        std::memcpy(&first, scaleBytes.data(), 2);
+        first = halfBits(2 * halfValue(first));
+        std::memcpy(scaleBytes.data(), &first, 2);
+        QVERIFY(writeFixtures(path(u"rescaled.safetensors"_s), { rescaled }, error));
     }
 
     void infoJson()
@@ -156,6 +187,67 @@ private slots:
             names << r.toObject()[u"name"_s].toString();
         }
         QVERIFY(names.contains(u"model.layers.0.mlp.down_proj.qweight"_s));
+    }
+
+    // A quantized model against its original: one pair under the logical name, the scheme for a
+    // dtype, and the quantization error as its metrics.
+    void diffAgainstOriginal()
+    {
+        const InspectRun run = runInspect(
+            { u"diff"_s, u"--json"_s, qpath(u"gptq.safetensors"_s), qpath(u"original.safetensors"_s) });
+        QCOMPARE(run.exitCode, 1);
+        const QJsonObject row = diffRow(run, QString::fromStdString(m_gptq.weight));
+        QCOMPARE(row[u"status"_s].toString(), u"dtype_changed"_s);
+        QCOMPARE(row[u"a"_s].toObject()[u"scheme"_s].toString(), u"gptq"_s);
+        QCOMPARE(row[u"a"_s].toObject()[u"shape"_s].toArray(), (QJsonArray { 32, 128 }));
+        QVERIFY(!row[u"b"_s].toObject().contains(u"scheme"_s));
+        double maxError = 0;
+        for (std::size_t i = 0; i < m_gptq.original.size(); ++i)
+            maxError = std::max(maxError, std::fabs(double(m_gptq.expected[i]) - double(m_gptq.original[i])));
+        QVERIFY(maxError > 0);
+        QCOMPARE(row[u"max_abs_diff"_s].toDouble(), maxError);
+        QVERIFY(row[u"cosine"_s].toDouble() > 0.99);
+        // The companions have no counterpart; the codes are not a pair of their own.
+        QCOMPARE(diffRow(run, QString::fromStdString(m_gptq.specs[1].name))[u"status"_s].toString(),
+            u"only_in_a"_s);
+        QVERIFY(diffRow(run, u"model.layers.0.mlp.down_proj.qweight"_s).isEmpty());
+    }
+
+    // Two quantized models: identical when every dequantized value is, changed (under the
+    // logical name) when a scale differs.
+    void diffQuantizedPairs()
+    {
+        const InspectRun same = runInspect(
+            { u"diff"_s, u"--json"_s, qpath(u"gptq.safetensors"_s), qpath(u"gptq.safetensors"_s) });
+        QCOMPARE(same.exitCode, 0);
+        QCOMPARE(
+            diffRow(same, QString::fromStdString(m_gptq.weight))[u"status"_s].toString(), u"identical"_s);
+
+        const InspectRun run = runInspect(
+            { u"diff"_s, u"--json"_s, qpath(u"gptq.safetensors"_s), qpath(u"rescaled.safetensors"_s) });
+        QCOMPARE(run.exitCode, 1);
+        const QJsonObject row = diffRow(run, QString::fromStdString(m_gptq.weight));
+        QCOMPARE(row[u"status"_s].toString(), u"changed"_s);
+        QCOMPARE(row[u"a"_s].toObject()[u"scheme"_s].toString(), u"gptq"_s);
+        QVERIFY(row[u"n_different"_s].toInteger() > 0);
+        QVERIFY(row[u"n_different"_s].toInteger() <= 32); // one scale covers one group of one column
+    }
+
+    void diffRaw()
+    {
+        const InspectRun run = runInspect({ u"diff"_s, u"--json"_s, u"--raw"_s, qpath(u"gptq.safetensors"_s),
+            qpath(u"original.safetensors"_s) });
+        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(
+            diffRow(run, u"model.layers.0.mlp.down_proj.qweight"_s)[u"status"_s].toString(), u"only_in_a"_s);
+        QCOMPARE(diffRow(run, QString::fromStdString(m_gptq.weight))[u"status"_s].toString(), u"only_in_b"_s);
+    }
+
+    void diffText()
+    {
+        const InspectRun run
+            = runInspect({ u"diff"_s, qpath(u"gptq.safetensors"_s), qpath(u"original.safetensors"_s) });
+        QVERIFY2(run.out.contains(u"gptq [32, 128]"_s), qPrintable(run.out));
     }
 
 private:
