@@ -1,0 +1,121 @@
+// Built with -O3 (core/CMakeLists.txt): the bodies are plain loops the vectorizer turns into
+// 16-wide code inside the AVX-512 wrappers and into SSE code inside the portable ones. The
+// bodies are always inlined into both, so each is compiled for its wrapper's target.
+#include "core/quant/dequantruns.h"
+
+#include "core/stats/kernels/avx512.h"
+
+#include <cstring>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define STB_WIDE_RUNS 1
+#define STB_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#define STB_BODY [[gnu::always_inline]] inline
+#else
+#define STB_WIDE_RUNS 0
+#define STB_AVX512
+#define STB_BODY inline
+#endif
+
+namespace stb::quant {
+
+namespace {
+
+STB_BODY void affineBody(const std::byte *__restrict words, unsigned shift, std::uint32_t mask,
+    const float *__restrict zeros, const float *__restrict scales, std::size_t n, float *__restrict out)
+{
+    for (std::size_t k = 0; k < n; ++k) {
+        std::uint32_t word;
+        std::memcpy(&word, words + 4 * k, 4);
+        out[k] = (static_cast<float>((word >> shift) & mask) - zeros[k]) * scales[k];
+    }
+}
+
+STB_BODY void tableBody(const std::uint8_t *__restrict codes, const float *__restrict table, float scale,
+    std::size_t n, float *__restrict out)
+{
+    for (std::size_t k = 0; k < n; ++k)
+        out[k] = table[codes[k]] * scale;
+}
+
+STB_BODY void int8Body(const std::int8_t *__restrict codes, float scale, std::size_t n, float *__restrict out)
+{
+    for (std::size_t k = 0; k < n; ++k)
+        out[k] = static_cast<float>(codes[k]) * scale;
+}
+
+STB_BODY void nibbleBody(const std::uint8_t *__restrict codes, const float *__restrict table16,
+    const float *__restrict scales, std::size_t blocks, std::size_t blockBytes, float *__restrict out)
+{
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::uint8_t *__restrict in = codes + b * blockBytes;
+        float *__restrict low = out + 2 * b * blockBytes;
+        float *__restrict high = low + blockBytes;
+        const float s = scales[b];
+        for (std::size_t k = 0; k < blockBytes; ++k) {
+            low[k] = table16[in[k] & 15] * s;
+            high[k] = table16[in[k] >> 4] * s;
+        }
+    }
+}
+
+STB_AVX512 void affineWide(const std::byte *words, unsigned shift, std::uint32_t mask, const float *zeros,
+    const float *scales, std::size_t n, float *out)
+{
+    affineBody(words, shift, mask, zeros, scales, n, out);
+}
+
+STB_AVX512 void tableWide(
+    const std::uint8_t *codes, const float *table, float scale, std::size_t n, float *out)
+{
+    tableBody(codes, table, scale, n, out);
+}
+
+STB_AVX512 void int8Wide(const std::int8_t *codes, float scale, std::size_t n, float *out)
+{
+    int8Body(codes, scale, n, out);
+}
+
+STB_AVX512 void nibbleWide(const std::uint8_t *codes, const float *table16, const float *scales,
+    std::size_t blocks, std::size_t blockBytes, float *out)
+{
+    nibbleBody(codes, table16, scales, blocks, blockBytes, out);
+}
+
+} // namespace
+
+void affineRun(const std::byte *words, unsigned shift, std::uint32_t mask, const float *zeros,
+    const float *scales, std::size_t n, float *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        affineWide(words, shift, mask, zeros, scales, n, out);
+    else
+        affineBody(words, shift, mask, zeros, scales, n, out);
+}
+
+void tableRun(const std::uint8_t *codes, const float *table, float scale, std::size_t n, float *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        tableWide(codes, table, scale, n, out);
+    else
+        tableBody(codes, table, scale, n, out);
+}
+
+void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        int8Wide(codes, scale, n, out);
+    else
+        int8Body(codes, scale, n, out);
+}
+
+void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const float *scales, std::size_t blocks,
+    std::size_t blockBytes, float *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        nibbleWide(codes, table16, scales, blocks, blockBytes, out);
+    else
+        nibbleBody(codes, table16, scales, blocks, blockBytes, out);
+}
+
+} // namespace stb::quant
