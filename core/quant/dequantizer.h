@@ -65,6 +65,7 @@ private:
     void decodeFlat(std::uint64_t first, std::uint64_t n, float *out) const;
     float scaleAt(std::uint64_t index) const;
     float blockScale(std::uint64_t block) const; // MXFP4 and bitsandbytes 4-bit
+    void fp8Run(const std::uint8_t *codes, float scale, std::uint64_t n, float *out) const;
     void loadGroup(std::uint64_t group, DequantScratch &scratch) const; // GPTQ and AWQ
     void storageGrouped(std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const;
     void storageFlat(std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const;

@@ -24,6 +24,14 @@ inline const std::uint8_t *bytesOf(const std::byte *data)
 
 } // namespace
 
+void Dequantizer::fp8Run(const std::uint8_t *codes, float scale, std::uint64_t n, float *out) const
+{
+    if (m_codes.dtype == DType::F8_E4M3)
+        e4m3Run(codes, scale, n, out);
+    else
+        tableRun(codes, m_table.data(), scale, n, out);
+}
+
 void Dequantizer::decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c1, float *out) const
 {
     switch (m_scheme) {
@@ -33,7 +41,7 @@ void Dequantizer::decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c
         for (std::uint64_t c = c0; c < c1;) {
             const std::uint64_t blockCol = c / m_block[1];
             const std::uint64_t end = std::min(c1, (blockCol + 1) * m_block[1]);
-            tableRun(codes + c, m_table.data(), scaleAt(scaleRow + blockCol), end - c, out);
+            fp8Run(codes + c, scaleAt(scaleRow + blockCol), end - c, out);
             out += end - c;
             c = end;
         }
@@ -42,8 +50,7 @@ void Dequantizer::decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c
     case QuantScheme::Fp8Tensor:
     case QuantScheme::Fp8Channel: {
         const std::uint8_t *codes = bytesOf(m_codes.data) + row * m_cols;
-        tableRun(
-            codes + c0, m_table.data(), scaleAt(m_scheme == QuantScheme::Fp8Tensor ? 0 : row), c1 - c0, out);
+        fp8Run(codes + c0, scaleAt(m_scheme == QuantScheme::Fp8Tensor ? 0 : row), c1 - c0, out);
         return;
     }
     case QuantScheme::BnbInt8: {

@@ -17,6 +17,10 @@ void affineRun(const std::byte *words, unsigned shift, std::uint32_t mask, const
 
 // out[k] = table[codes[k]] * scale (FP8 of every granularity).
 void tableRun(const std::uint8_t *codes, const float *table, float scale, std::size_t n, float *out);
+// The same for F8_E4M3 codes, decoded by arithmetic instead of a table (no gather): normal codes
+// by moving their exponent and mantissa into a float's, subnormal ones as m · 2^-9, 0x7f and 0xff
+// as NaN. Equal to tableRun over decodeCode(F8_E4M3)'s table.
+void e4m3Run(const std::uint8_t *codes, float scale, std::size_t n, float *out);
 
 // out[k] = float(codes[k]) * scale (bitsandbytes int8).
 void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out);

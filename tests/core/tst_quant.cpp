@@ -1,7 +1,9 @@
 // Quantized checkpoints: recognition, totals and dequantized values of every scheme, against
 // fixtures quantized by tests/support/quantfixtures (an independent reading of each layout).
+#include "core/format/dtype.h"
 #include "core/io/checkpoint.h"
 #include "core/quant/dequantizer.h"
+#include "core/quant/dequantruns.h"
 #include "core/quant/quantanalyzer.h"
 #include "core/quant/quantconfig.h"
 #include "core/quant/quantview.h"
@@ -54,6 +56,7 @@ private slots:
     void scheme();
     void mixedCheckpoint();
     void shardedFp8();
+    void e4m3ByArithmetic();
 
 private:
     std::shared_ptr<const Checkpoint> write(const QString &name, const std::vector<QuantFixture> &fixtures)
@@ -294,6 +297,33 @@ void tst_Quant::shardedFp8()
         for (std::size_t e = 0; e < values.size(); ++e)
             QCOMPARE(values[e], f.expected[e]);
     }
+}
+
+// Every F8_E4M3 code decoded by arithmetic equals the table of decodeCode, bit for bit (NaN
+// codes as NaN), scaled, with the wide kernels and without.
+void tst_Quant::e4m3ByArithmetic()
+{
+    std::vector<std::uint8_t> codes(256);
+    std::vector<float> table(256);
+    for (unsigned c = 0; c < 256; ++c) {
+        codes[c] = static_cast<std::uint8_t>(c);
+        table[c] = static_cast<float>(decodeCode(DType::F8_E4M3, c));
+    }
+    for (bool wide : { true, false }) {
+        kernels::avx512::setEnabled(wide);
+        std::vector<float> byTable(256), byArithmetic(256);
+        quant::tableRun(codes.data(), table.data(), 0.375f, 256, byTable.data());
+        quant::e4m3Run(codes.data(), 0.375f, 256, byArithmetic.data());
+        for (unsigned c = 0; c < 256; ++c) {
+            if (std::isnan(byTable[c]))
+                QVERIFY2(std::isnan(byArithmetic[c]), qPrintable(QString::number(c)));
+            else
+                QVERIFY2(std::memcmp(&byTable[c], &byArithmetic[c], 4) == 0,
+                    qPrintable(
+                        QStringLiteral("code %1: %2 vs %3").arg(c).arg(byArithmetic[c]).arg(byTable[c])));
+        }
+    }
+    kernels::avx512::setEnabled(true);
 }
 
 QTEST_GUILESS_MAIN(tst_Quant)
