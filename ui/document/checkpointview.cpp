@@ -51,6 +51,7 @@ CheckpointView::CheckpointView(
     std::shared_ptr<const Checkpoint> checkpoint, const QString &title, QWidget *parent)
     : QWidget(parent)
     , m_checkpoint(std::move(checkpoint))
+    , m_quant(std::make_shared<const QuantView>(QuantView::buildWithConfig(*m_checkpoint)))
     , m_title(title)
     , m_model(new TensorTreeModel(this))
     , m_proxy(new TensorFilterModel(this))
@@ -65,6 +66,7 @@ CheckpointView::CheckpointView(
     }
     m_proxy->setSourceModel(m_model);
     m_model->setCheckpoint(m_checkpoint);
+    m_model->setQuantView(m_quant);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -208,13 +210,14 @@ void CheckpointView::createPanes()
         problems += shard ? static_cast<int>(shard->header().errorCount()) : 0;
     m_panes->addTab(m_diagnostics, problems ? tr("Diagnostics (%1)").arg(problems) : tr("Diagnostics"));
     m_histogram = new HistogramPane(m_checkpoint, m_panes);
+    m_histogram->setQuantView(m_quant);
     m_panes->addTab(m_histogram, tr("Histogram"));
     m_values = new ValuesPane(m_checkpoint, m_panes);
     m_panes->addTab(m_values, tr("Values"));
     m_heatmap = new HeatmapPane(m_checkpoint, m_panes);
     m_panes->addTab(m_heatmap, tr("Heatmap"));
     connect(m_values, &ValuesPane::byteRequested, this,
-            [this](quint64 offset, int shard) { jumpToOffset(offset, shard, QString()); });
+        [this](quint64 offset, int shard) { jumpToOffset(offset, shard, QString()); });
     connect(m_heatmap, &HeatmapPane::elementActivated, this, [this](quint64 flat) {
         setCurrentPane(ValuesTab);
         m_values->goToElement(flat);
@@ -271,11 +274,12 @@ void CheckpointView::updatePane(int pane)
     switch (pane) {
     case OverviewTab:
         if (tensor)
-            m_overview->showTensor(*m_checkpoint, *tensor);
+            m_overview->showTensor(*m_checkpoint, *tensor, m_quant.get());
         else
             m_overview->showGroup(
                 m_current.isValid() ? m_model->fullPath(m_current) : tr("%1 (whole model)").arg(m_title),
-                m_model->totals(m_current), m_model->dtypeBreakdown(m_current));
+                m_model->totals(m_current), m_model->dtypeBreakdown(m_current),
+                m_current.isValid() ? nullptr : m_quant.get());
         break;
     case LayoutTab:
         if (m_layoutFile != file.get()) {

@@ -46,6 +46,21 @@ void TensorTreeModel::setCheckpoint(std::shared_ptr<const Checkpoint> checkpoint
     endResetModel();
 }
 
+void TensorTreeModel::setQuantView(std::shared_ptr<const QuantView> view)
+{
+    beginResetModel();
+    m_quant = std::move(view);
+    build();
+    endResetModel();
+}
+
+const QuantizedWeight *TensorTreeModel::weightOf(const NameTree::Node &node) const
+{
+    const std::ptrdiff_t w
+        = m_quant && node.leaf >= 0 ? m_quant->weightOfCodes(static_cast<std::size_t>(node.leaf)) : -1;
+    return w >= 0 ? &m_quant->weights()[static_cast<std::size_t>(w)] : nullptr;
+}
+
 void TensorTreeModel::setFlat(bool flat)
 {
     if (flat == m_flat)
@@ -68,7 +83,16 @@ void TensorTreeModel::build()
     for (const auto &tensor : tensors)
         names.emplace_back(tensor.info->name);
     m_tree = NameTree::build(names, m_flat ? NameTree::Layout::Flat : NameTree::Layout::Tree);
-    m_totals = m_tree.sum<Totals>([&](std::size_t i) { return totalsOf(*tensors[i].info); }, accumulate);
+    m_totals = m_tree.sum<Totals>(
+        [&](std::size_t i) {
+            Totals totals = totalsOf(*tensors[i].info);
+            if (const std::ptrdiff_t w = m_quant ? m_quant->weightOfCodes(i) : -1; w >= 0)
+                totals.parameters = m_quant->weights()[static_cast<std::size_t>(w)].parameters;
+            else if (m_quant && m_quant->weightOfCompanion(i) >= 0)
+                totals.parameters = 0; // scales, zero-points, state: not parameters
+            return totals;
+        },
+        accumulate);
 }
 
 int TensorTreeModel::nodeOf(const QModelIndex &index) const
@@ -194,6 +218,10 @@ QVariant TensorTreeModel::data(const QModelIndex &index, int role) const
             return shownName(fullPath(index).toStdString(), 400);
         if (index.column() == SizeColumn)
             return tr("%1 bytes").arg(countText(totals.bytes));
+        if (const QuantizedWeight *w = weightOf(n); w && index.column() != ParametersColumn)
+            return tr("%1: stored as %2 %3, dequantized to %4")
+                .arg(toQString(w->name), toQString(std::string(dtypeName(infoOf(n)->dtype))),
+                    shapeText(infoOf(n)->shape), shapeText(w->logicalShape));
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() == ParametersColumn || index.column() == SizeColumn)
@@ -228,10 +256,14 @@ QVariant TensorTreeModel::displayData(const QModelIndex &index) const
         // Escaped and bounded: a name with newlines would make every row (uniform heights) as tall.
         return node.name.empty() ? tr("(empty)") : shownName(node.name, 200);
     case DTypeColumn:
+        if (const QuantizedWeight *w = weightOf(node))
+            return tr("%1 %2-bit").arg(toQString(std::string(quantSchemeName(w->scheme)))).arg(w->bits);
         if (std::popcount(totals.dtypeMask) == 1)
             return toQString(dtypeName(static_cast<DType>(std::countr_zero(totals.dtypeMask))));
         return totals.dtypeMask ? tr("mixed") : QString();
     case ShapeColumn:
+        if (const QuantizedWeight *w = weightOf(node))
+            return shapeText(w->logicalShape);
         return info ? shapeText(info->shape) : countNoun(totals.tensors, tr("tensor"), tr("tensors"));
     case ParametersColumn:
         return totals.parameters == UINT64_MAX ? tr("overflow") : countText(totals.parameters);

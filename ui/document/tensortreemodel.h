@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "core/quant/quantview.h"
 #include "core/text/nametree.h"
 
 #include <QAbstractItemModel>
@@ -44,6 +45,10 @@ public:
     explicit TensorTreeModel(QObject *parent = nullptr);
 
     void setCheckpoint(std::shared_ptr<const Checkpoint> checkpoint);
+    // The checkpoint's quantization: a quantized weight's codes show its scheme ("gptq 4-bit") as
+    // their dtype, its logical shape and its logical element count; companions count no
+    // parameters, so every total is in effective parameters. Null: every tensor as stored.
+    void setQuantView(std::shared_ptr<const QuantView> view);
     const std::shared_ptr<const Checkpoint> &checkpoint() const { return m_checkpoint; }
     void setFlat(bool flat);
     bool isFlat() const { return m_flat; }
@@ -76,6 +81,8 @@ private:
     QVariant sortKey(const QModelIndex &index) const;
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
+    std::shared_ptr<const QuantView> m_quant;
+    const QuantizedWeight *weightOf(const NameTree::Node &node) const; // the node's codes' weight, or null
     NameTree m_tree; // leaf i is Checkpoint::tensors()[i]
     std::vector<Totals> m_totals; // per node of m_tree
     bool m_flat = false;
