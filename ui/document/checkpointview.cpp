@@ -137,7 +137,7 @@ QWidget *CheckpointView::createTreeSide()
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     const int digit = m_tree->fontMetrics().horizontalAdvance(u'0');
     m_tree->header()->resizeSection(TensorTreeModel::NameColumn, 27 * digit);
-    m_tree->header()->resizeSection(TensorTreeModel::DTypeColumn, 7 * digit);
+    m_tree->header()->resizeSection(TensorTreeModel::DTypeColumn, 10 * digit); // "fp8-block 8-bit"
     m_tree->header()->resizeSection(
         TensorTreeModel::ShapeColumn, 15 * digit); // "100,000 tensors", "[8192, 28672]"
     m_tree->header()->resizeSection(TensorTreeModel::ParametersColumn, 11 * digit);
