@@ -260,6 +260,17 @@ void HistogramPane::startJob()
     m_progress->setValue(0);
     m_progress->show();
     showMessage(tr("Scanning %1…").arg(shownName(info->name)));
+    const auto done
+        = [this, info, bins, dequantized = showsDequantized()](std::optional<TensorAnalysis> result) {
+              m_progress->hide();
+              if (!result) {
+                  showMessage(tr("The bytes of %1 could not be read: the file changed on disk.")
+                                  .arg(shownName(info->name)));
+                  return;
+              }
+              m_cache.insert(info, bins, *result, dequantized);
+              showAnalysis(*result);
+          };
     if (m_dequantizer) {
         // The Dequantizer points into the mappings, which the checkpoint it holds keeps alive.
         m_job.start(
@@ -267,16 +278,7 @@ void HistogramPane::startJob()
                 std::stop_token stop, const JobProgress &progress) {
                 return analyzeQuantized(dequantizer, AnalysisOptions { bins, 0 }, std::move(stop), progress);
             },
-            [this, info, bins](std::optional<TensorAnalysis> result) {
-                m_progress->hide();
-                if (!result) {
-                    showMessage(tr("The bytes of %1 could not be read: the file changed on disk.")
-                                    .arg(shownName(info->name)));
-                    return;
-                }
-                m_cache.insert(info, bins, *result, true);
-                showAnalysis(*result);
-            });
+            done);
         return;
     }
     m_job.start(
@@ -285,16 +287,7 @@ void HistogramPane::startJob()
             return analyzeTensor(info->dtype, file->tensorBytes(*info), info->elementCount().value_or(0),
                 AnalysisOptions { bins, 0 }, cancel.get(), progress);
         },
-        [this, info, bins](std::optional<TensorAnalysis> result) {
-            m_progress->hide();
-            if (!result) {
-                showMessage(tr("The bytes of %1 could not be read: the file changed on disk.")
-                                .arg(shownName(info->name)));
-                return;
-            }
-            m_cache.insert(info, bins, *result);
-            showAnalysis(*result);
-        });
+        done);
 }
 
 void HistogramPane::cancelJob()
