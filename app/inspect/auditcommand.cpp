@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <unistd.h>
 
 namespace stb::inspect {
@@ -15,7 +16,8 @@ namespace {
 
 const OptionSpec kAuditOptions[] = {
     kJsonOption,
-    {"bins", "N", "Histogram bins in the JSON output, 1 to 100000.", "10"},
+    { "bins", "N", "Histogram bins in the JSON output, 1 to 100000.", "10" },
+    { "raw", "", "Quantized weights' stored codes instead of their dequantized values." },
 };
 
 int runAudit(const Invocation &invocation)
@@ -33,8 +35,8 @@ int runAudit(const Invocation &invocation)
         return Usage;
     }
     if (!checkpoint->valid())
-        std::fprintf(stderr, "%s: warning: the file is invalid (%s); auditing what can be read\n", path.c_str(),
-                     std::string(checkpoint->firstError()->id()).c_str());
+        std::fprintf(stderr, "%s: warning: the file is invalid (%s); auditing what can be read\n",
+            path.c_str(), std::string(checkpoint->firstError()->id()).c_str());
 
     // A progress line on a terminal only: scripts read clean output.
     const bool showProgress = ::isatty(STDERR_FILENO);
@@ -42,13 +44,18 @@ int runAudit(const Invocation &invocation)
     AnalysisOptions analysis;
     analysis.digest = false; // not printed; duplicates are found without one per tensor
     analysis.bins = static_cast<unsigned>(bins);
-    const auto audit = auditCheckpoint(*checkpoint, analysis, nullptr, [&](std::uint64_t done, std::uint64_t total) {
+    // Quantized weights on their dequantized values unless --raw asks for the stored codes.
+    auto quant = invocation.isSet("raw")
+        ? nullptr
+        : std::make_shared<const QuantView>(QuantView::buildWithConfig(*checkpoint));
+    const auto progress = [&](std::uint64_t done, std::uint64_t total) {
         const int percent = total ? static_cast<int>(100 * done / total) : 100;
         if (showProgress && percent != lastPercent) {
             std::fprintf(stderr, "\rscanning %s: %d%%", path.c_str(), percent);
             lastPercent = percent;
         }
-    });
+    };
+    const auto audit = auditCheckpoint(*checkpoint, analysis, nullptr, progress, std::move(quant));
     if (showProgress)
         std::fprintf(stderr, "\r\033[K");
     if (!audit) {
@@ -62,31 +69,31 @@ int runAudit(const Invocation &invocation)
         return nonFinite ? Findings : Ok;
     }
 
-    TextTable table({"NAME", "DTYPE", "SHAPE", "MIN", "MAX", "MEAN", "STD", "NAN", "INF", "ZEROS", "FLAGS"},
-                    {false, false, false, true, true, true, true, true, true, true, false});
+    TextTable table({ "NAME", "DTYPE", "SHAPE", "MIN", "MAX", "MEAN", "STD", "NAN", "INF", "ZEROS", "FLAGS" },
+        { false, false, false, true, true, true, true, true, true, true, false });
     for (const auto &entry : audit->entries) {
-        const TensorInfo &info = *checkpoint->tensors()[entry.tensor].info;
+        const AuditRowLabel label = auditRowLabel(*checkpoint, *audit, entry);
         const TensorStats &s = entry.analysis.stats;
         auto shortValue = [](double v) {
             char buffer[32];
             std::snprintf(buffer, sizeof buffer, "%.6g", v);
             return std::isfinite(v) ? std::string(buffer) : std::string("-");
         };
-        table.addRow({printable(info.name), std::string(dtypeName(info.dtype)), formatShape(info.shape),
-                      shortValue(s.min), shortValue(s.max), shortValue(s.mean), shortValue(s.std),
-                      formatCount(s.nan), formatCount(s.posInf + s.negInf), formatCount(s.zeros),
-                      auditFlagsText(*checkpoint, *audit, entry)});
+        table.addRow({ printable(label.name), label.dtype, formatShape(label.shape), shortValue(s.min),
+            shortValue(s.max), shortValue(s.mean), shortValue(s.std), formatCount(s.nan),
+            formatCount(s.posInf + s.negInf), formatCount(s.zeros),
+            auditFlagsText(*checkpoint, *audit, entry) });
     }
     std::fputs(table.render().c_str(), stdout);
     std::printf("\n%s: %s (%s tensors, %s values, %s)\n", path.c_str(), audit->summary.text().c_str(),
-                formatCount(audit->summary.tensors).c_str(), formatCount(audit->summary.elements).c_str(),
-                formatBytes(audit->summary.bytes).c_str());
+        formatCount(audit->summary.tensors).c_str(), formatCount(audit->summary.elements).c_str(),
+        formatBytes(audit->summary.bytes).c_str());
     return nonFinite ? Findings : Ok;
 }
 
 } // namespace
 
-extern const Command kAuditCommand{
+extern const Command kAuditCommand {
     .name = "audit",
     .operands = "FILE",
     .minFiles = 1,
@@ -96,7 +103,10 @@ extern const Command kAuditCommand{
     .help = "Reads every tensor's values and prints their minimum, maximum, mean, standard deviation and\n"
             "counts of NaN, infinities and zeros, with flags: nan, inf, all_zero, constant, outlier:N\n"
             "(N values beyond 6 standard deviations), duplicate (the same bytes as another tensor) and\n"
-            "unreadable. An invalid file is audited as far as it can be read.\n\n"
+            "unreadable. An invalid file is audited as far as it can be read.\n"
+            "A recognised quantized weight (see docs/quantization.md) is audited on its dequantized values,\n"
+            "as one row with its logical name, its scheme in the DTYPE column and its logical shape;\n"
+            "--raw audits the stored codes instead.\n\n"
             "Exit status: 0 no NaN or Inf, 1 some tensor holds NaN or Inf, 2 usage error or unreadable.",
     .options = kAuditOptions,
     .run = runAudit,

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <limits>
+#include <memory>
 
 namespace stb::inspect {
 
@@ -15,9 +16,10 @@ namespace {
 
 const OptionSpec kDiffOptions[] = {
     kJsonOption,
-    {"atol", "X", "Absolute tolerance: values within atol + rtol*|b| count as equal."},
-    {"rtol", "Y", "Relative tolerance."},
-    {"by-layer", "", "Relative L2 and cosine per role over the blocks of each repeated structure (layers)."},
+    { "atol", "X", "Absolute tolerance: values within atol + rtol*|b| count as equal." },
+    { "rtol", "Y", "Relative tolerance." },
+    { "by-layer", "", "Relative L2 and cosine per role over the blocks of each repeated structure (layers)." },
+    { "raw", "", "Quantized weights' stored codes and companions instead of their dequantized values." },
 };
 
 // Exit 0 when the checkpoints hold the same names, dtypes and shapes and every value is within
@@ -27,8 +29,10 @@ int runDiff(const Invocation &invocation)
     const std::string &pathA = invocation.files()[0];
     const std::string &pathB = invocation.files()[1];
     CompareOptions compare;
-    for (const auto &[option, target] : {std::pair{"atol", &compare.atol}, std::pair{"rtol", &compare.rtol}}) {
-        if (!invocation.number(option, 0, std::numeric_limits<double>::max(), "a non-negative number", *target))
+    for (const auto &[option, target] :
+        { std::pair { "atol", &compare.atol }, std::pair { "rtol", &compare.rtol } }) {
+        if (!invocation.number(
+                option, 0, std::numeric_limits<double>::max(), "a non-negative number", *target))
             return Usage;
         compare.tolerances = compare.tolerances || invocation.isSet(option);
     }
@@ -43,6 +47,10 @@ int runDiff(const Invocation &invocation)
         std::fprintf(stderr, "%s: cannot read: %s\n", pathB.c_str(), error.c_str());
         return Usage;
     }
+    if (!invocation.isSet("raw")) { // quantized weights on their dequantized values
+        compare.quantA = std::make_shared<const QuantView>(QuantView::buildWithConfig(*a));
+        compare.quantB = std::make_shared<const QuantView>(QuantView::buildWithConfig(*b));
+    }
     const auto comparison = compareCheckpoints(*a, *b, compare);
     if (!comparison) {
         std::fprintf(stderr, "a file changed on disk during the comparison\n");
@@ -56,12 +64,10 @@ int runDiff(const Invocation &invocation)
         std::printf("%s\n", jsonText(comparisonJson(*a, *b, *comparison)).c_str());
         return comparison->equivalent ? Ok : Findings;
     }
-    TextTable table({"NAME", "STATUS", "A", "B", "MAX_ABS_DIFF", "AT", "MEAN_ABS_DIFF", "REL_L2", "COSINE", "DIFFERENT"},
-                    {false, false, false, false, true, true, true, true, true, true});
+    TextTable table({ "NAME", "STATUS", "A", "B", "MAX_ABS_DIFF", "AT", "MEAN_ABS_DIFF", "REL_L2", "COSINE",
+                        "DIFFERENT" },
+        { false, false, false, false, true, true, true, true, true, true });
     std::size_t rows = 0;
-    auto side = [](const Checkpoint::Tensor *t) {
-        return t ? std::string(dtypeName(t->info->dtype)) + " " + formatShape(t->info->shape) : std::string("-");
-    };
     auto value = [](double v) {
         char buffer[32];
         std::snprintf(buffer, sizeof buffer, "%.6g", v);
@@ -72,9 +78,10 @@ int runDiff(const Invocation &invocation)
             continue;
         ++rows;
         const auto &m = pair.metrics;
-        table.addRow({printable(pair.name), std::string(statusName(pair.status)), side(pair.a), side(pair.b),
-                      m ? value(m->maxAbsDiff) : "", m ? std::to_string(m->argmax) : "", m ? value(m->meanAbsDiff) : "",
-                      m ? value(m->relL2) : "", m ? value(m->cosine) : "", m ? formatCount(m->different) : ""});
+        table.addRow({ printable(pair.name), std::string(statusName(pair.status)),
+            pairSideText(*comparison, pair, true), pairSideText(*comparison, pair, false),
+            m ? value(m->maxAbsDiff) : "", m ? std::to_string(m->argmax) : "", m ? value(m->meanAbsDiff) : "",
+            m ? value(m->relL2) : "", m ? value(m->cosine) : "", m ? formatCount(m->different) : "" });
     }
     if (rows)
         std::fputs(table.render().c_str(), stdout);
@@ -85,15 +92,16 @@ int runDiff(const Invocation &invocation)
         std::printf("metadata removed: %s = %s\n", printable(k).c_str(), printable(v).c_str());
     for (const auto &[k, v] : md.changed)
         std::printf("metadata changed: %s: %s -> %s\n", printable(k).c_str(), printable(v.first).c_str(),
-                    printable(v.second).c_str());
+            printable(v.second).c_str());
     std::printf("%s%s\n", rows || !md.added.empty() || !md.removed.empty() || !md.changed.empty() ? "\n" : "",
-                (comparisonSummaryText(*comparison) + (comparison->equivalent ? ": equivalent" : ": different")).c_str());
+        (comparisonSummaryText(*comparison) + (comparison->equivalent ? ": equivalent" : ": different"))
+            .c_str());
     return comparison->equivalent ? Ok : Findings;
 }
 
 } // namespace
 
-extern const Command kDiffCommand{
+extern const Command kDiffCommand {
     .name = "diff",
     .operands = "A B",
     .minFiles = 2,
@@ -103,7 +111,12 @@ extern const Command kDiffCommand{
             "status (changed, dtype_changed, shape_changed, only_in_a, only_in_b) and, for changed\n"
             "values, the largest and mean absolute difference, the relative L2 difference, the cosine\n"
             "similarity and the number of differing elements; then the metadata changes and a summary.\n"
-            "Without tolerances, equivalent means every tensor is byte-identical.\n\n"
+            "Without tolerances, equivalent means every tensor is byte-identical.\n"
+            "A recognised quantized weight (see docs/quantization.md) is compared on its dequantized\n"
+            "values under its logical name, its scheme standing for its dtype (so a quantized model\n"
+            "against its original shows each weight's quantization error as dtype_changed); two weights\n"
+            "of one scheme are identical when every dequantized value is equal. --raw compares the\n"
+            "stored codes instead.\n\n"
             "Exit status: 0 equivalent, 1 different, 2 usage error or unreadable.",
     .options = kDiffOptions,
     .run = runDiff,

@@ -16,8 +16,38 @@ void printField(const char *label, const std::string &value)
     std::printf("%-14s%s\n", label, value.c_str());
 }
 
+// One line per scheme, then the effective total; "not recognised" when config.json names a
+// method none of whose weights we found.
+void printQuantization(const QuantView &quant)
+{
+    if (quant.empty()) {
+        if (quant.config() && !quant.config()->method.empty())
+            printField("Quantization:",
+                "not recognised (config.json says quant_method \""
+                    + printable(quant.config()->method.substr(0, 40)) + "\"); values are raw");
+        return;
+    }
+    for (const auto &s : quant.schemes()) {
+        char bits[32];
+        std::snprintf(bits, sizeof bits, "%.2f", s.bitsPerWeight());
+        std::string line = std::string(quantSchemeName(s.scheme)) + " " + std::to_string(s.bits) + "-bit";
+        if (s.groupSize)
+            line += ", group " + std::to_string(s.groupSize);
+        line += ": " + formatCount(s.weights) + (s.weights == 1 ? " weight, " : " weights, ")
+            + formatCount(s.parameters) + " parameters, " + formatBytes(s.bytes) + ", " + bits
+            + " bits/weight";
+        printField(&s == &quant.schemes().front() ? "Quantization:" : "", line);
+    }
+    char bits[32];
+    std::snprintf(bits, sizeof bits, "%.2f", quant.bitsPerWeight().value_or(0));
+    printField("Effective:",
+        formatCount(quant.effectiveParameters()) + " parameters (companions excluded), " + bits
+            + " bits/weight");
+}
+
 // File, size, header or shards, validity, tensor and parameter counts.
-void printSummary(const std::string &path, const Checkpoint &checkpoint, const CheckpointSummary &summary)
+void printSummary(const std::string &path, const Checkpoint &checkpoint, const CheckpointSummary &summary,
+    const QuantView &quant)
 {
     printField("File:", path);
     const std::uint64_t fileSize = checkpoint.totalFileBytes();
@@ -35,6 +65,7 @@ void printSummary(const std::string &path, const Checkpoint &checkpoint, const C
     printField("Parameters:", formatCount(summary.parameters));
     for (const auto &[dtype, count] : summary.parametersByDtype)
         std::printf("  %-12s%s\n", std::string(dtype).c_str(), formatCount(count).c_str());
+    printQuantization(quant);
 }
 
 // The index's metadata for a sharded model, else the file's.
@@ -50,8 +81,8 @@ void printMetadata(const Checkpoint &checkpoint)
 }
 
 // Every diagnostic of the checkpoint and its shards but the first error (shown as the verdict),
-// then how many more were found than stored.
-void printProblems(const Checkpoint &checkpoint)
+// the quantization warnings, then how many more were found than stored.
+void printProblems(const Checkpoint &checkpoint, const QuantView &quant)
 {
     std::vector<const Diagnostic *> notes;
     std::size_t dropped = checkpoint.diagnostics().dropped();
@@ -73,9 +104,14 @@ void printProblems(const Checkpoint &checkpoint)
             std::printf("Problems and warnings:\n");
         std::printf("  %s: %s\n", d->isError() ? "error" : "warning", diagnosticLine(*d).c_str());
     }
+    for (const QuantWarning &w : quant.warnings()) {
+        if (shown++ == 0)
+            std::printf("Problems and warnings:\n");
+        std::printf("  warning: %s\n", quantWarningLine(w).c_str());
+    }
     if (dropped > 0)
         std::printf("  and %s more (only the first %s of a file are kept)\n", formatCount(dropped).c_str(),
-                    formatCount(DiagnosticList::kCap).c_str());
+            formatCount(DiagnosticList::kCap).c_str());
 }
 
 // Every tensor in file order: name, dtype, shape, parameters, bytes, offset (and shard).
@@ -111,14 +147,15 @@ int runInfo(const Invocation &invocation)
         return Usage;
     }
     const CheckpointSummary summary = summarize(*checkpoint);
+    const QuantView quant = QuantView::buildWithConfig(*checkpoint);
     if (invocation.isSet(kJsonOption.name)) {
-        const std::string json = infoJsonText(*checkpoint, summary);
+        const std::string json = infoJsonText(*checkpoint, summary, quant);
         std::fwrite(json.data(), 1, json.size(), stdout);
         std::fputc('\n', stdout);
     } else {
-        printSummary(path, *checkpoint, summary);
+        printSummary(path, *checkpoint, summary, quant);
         printMetadata(*checkpoint);
-        printProblems(*checkpoint);
+        printProblems(*checkpoint, quant);
         std::printf("\n");
         printTensorTable(*checkpoint, summary);
     }
@@ -138,7 +175,10 @@ extern const Command kInfoCommand {
     .help = "Prints a summary (file size, header length, where the data starts, validity, tensor and\n"
             "parameter counts, parameters by dtype), the metadata, the warnings, and a table of every\n"
             "tensor in file order with its dtype, shape, parameter count, size and file offset.\n"
-            "Only the header is read.\n\n"
+            "A quantized checkpoint (see docs/quantization.md) gets one line per scheme (bits, group\n"
+            "size, weights, parameters, bytes, bits per weight) and its effective parameter count, and\n"
+            "misshapen or missing companions are warnings (quant-*). Only the header is read, with the\n"
+            "config.json beside the file and a few small tensors of a quantized checkpoint.\n\n"
             "Exit status: 0 valid, 1 invalid, 2 usage error or unreadable.",
     .options = kInfoOptions,
     .run = runInfo,

@@ -2,6 +2,7 @@
 
 #include "core/concurrency/parallel.h"
 #include "core/io/busguard.h"
+#include "core/quant/quantanalyzer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,19 +24,19 @@ void addFlags(AuditEntry &entry)
     using Kind = AuditFlag::Kind;
     const TensorStats &s = entry.analysis.stats;
     if (!entry.readable) {
-        entry.flags.push_back({Kind::Unreadable});
+        entry.flags.push_back({ Kind::Unreadable });
         return;
     }
     if (s.nan)
-        entry.flags.push_back({Kind::Nan});
+        entry.flags.push_back({ Kind::Nan });
     if (s.posInf || s.negInf)
-        entry.flags.push_back({Kind::Inf});
+        entry.flags.push_back({ Kind::Inf });
     if (s.count && s.zeros == s.count)
-        entry.flags.push_back({Kind::AllZero});
+        entry.flags.push_back({ Kind::AllZero });
     else if (s.count > 1 && s.finite == s.count && s.min == s.max)
-        entry.flags.push_back({Kind::Constant});
+        entry.flags.push_back({ Kind::Constant });
     if (entry.analysis.outliers)
-        entry.flags.push_back({Kind::Outlier, entry.analysis.outliers});
+        entry.flags.push_back({ Kind::Outlier, entry.analysis.outliers });
 }
 
 // What identical bytes of one dtype certainly share: exact counts, extremes (by value: -0 and
@@ -135,7 +136,7 @@ bool findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entri
                         ? entries[members[o]].duplicateOf
                         : static_cast<std::ptrdiff_t>(members[o]);
                     entries[members[m]].duplicateOf = original;
-                    entries[members[m]].flags.push_back({AuditFlag::Kind::Duplicate});
+                    entries[members[m]].flags.push_back({ AuditFlag::Kind::Duplicate });
                     break;
                 }
             }
@@ -148,7 +149,8 @@ bool findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entri
 
 bool AuditEntry::has(AuditFlag::Kind kind) const
 {
-    return std::any_of(flags.begin(), flags.end(), [kind](const AuditFlag &flag) { return flag.kind == kind; });
+    return std::any_of(
+        flags.begin(), flags.end(), [kind](const AuditFlag &flag) { return flag.kind == kind; });
 }
 
 std::string AuditSummary::text() const
@@ -175,7 +177,7 @@ std::string AuditSummary::text() const
 
 std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const Checkpoint &checkpoint,
     std::span<const std::size_t> which, const AnalysisOptions &options, const std::atomic<bool> *cancel,
-    const ProgressFn &progress)
+    const ProgressFn &progress, std::span<const std::optional<Dequantizer>> decoders)
 {
     const auto &tensors = checkpoint.tensors();
     std::vector<std::optional<TensorAnalysis>> analyses(which.size());
@@ -204,13 +206,16 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
         AnalysisOptions one = options;
         one.threads = useThreads;
         std::uint64_t reported = 0;
-        auto analysis = analyzeTensor(t.info->dtype, file->tensorBytes(*t.info), *t.info->elementCount(), one, cancel,
-            [&](std::uint64_t d, std::uint64_t all) {
-                // Two passes count twice: report the share of this tensor.
-                const std::uint64_t share = all ? t.info->byteLength() * d / all : 0;
-                report(share - reported);
-                reported = share;
-            });
+        const auto progressShare = [&](std::uint64_t d, std::uint64_t all) {
+            // Two passes count twice: report the share of this tensor.
+            const std::uint64_t share = all ? t.info->byteLength() * d / all : 0;
+            report(share - reported);
+            reported = share;
+        };
+        auto analysis = k < decoders.size() && decoders[k]
+            ? analyzeQuantized(*decoders[k], one, cancel, progressShare)
+            : analyzeTensor(t.info->dtype, file->tensorBytes(*t.info), *t.info->elementCount(), one, cancel,
+                progressShare);
         if (!analysis) {
             failed = true;
             return;
@@ -243,9 +248,10 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
 }
 
 std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const AnalysisOptions &options,
-    const std::atomic<bool> *cancel, const ProgressFn &progress)
+    const std::atomic<bool> *cancel, const ProgressFn &progress, std::shared_ptr<const QuantView> quant)
 {
     AuditResult result;
+    result.quant = std::move(quant);
     const auto &tensors = checkpoint.tensors();
     result.entries.resize(tensors.size());
     for (std::size_t i = 0; i < tensors.size(); ++i)
@@ -257,7 +263,19 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
     std::vector<std::size_t> which;
     for (const auto &entry : result.entries)
         which.push_back(entry.tensor);
-    auto analyses = analyzeTensors(checkpoint, which, options, cancel, progress);
+    // A quantized weight that cannot be decoded is audited on its raw codes like any tensor.
+    std::vector<std::optional<Dequantizer>> decoders(which.size());
+    for (std::size_t k = 0; result.quant && k < which.size(); ++k) {
+        const std::ptrdiff_t weight = result.quant->weightOfCodes(which[k]);
+        if (weight < 0)
+            continue;
+        std::string reason;
+        decoders[k] = Dequantizer::make(
+            checkpoint, result.quant->weights()[static_cast<std::size_t>(weight)], reason);
+        if (decoders[k])
+            result.entries[k].weight = weight;
+    }
+    auto analyses = analyzeTensors(checkpoint, which, options, cancel, progress, decoders);
     if (!analyses)
         return std::nullopt;
     for (std::size_t k = 0; k < result.entries.size(); ++k) {

@@ -1,10 +1,13 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "core/quant/dequantizer.h"
+#include "core/quant/quantview.h"
 #include "core/stats/tensoranalyzer.h"
 #include "core/stats/tensorstats.h"
 
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -19,9 +22,9 @@ struct AuditFlag {
         Unreadable, // its bytes are not all inside the file
         Nan,
         Inf,
-        AllZero,   // every element is zero
-        Constant,  // every element is equal (and finite)
-        Outlier,   // `outliers` values beyond 6 standard deviations
+        AllZero, // every element is zero
+        Constant, // every element is equal (and finite)
+        Outlier, // `outliers` values beyond 6 standard deviations
         Duplicate, // the same bytes as an earlier tensor (AuditEntry::duplicateOf)
     };
     Kind kind;
@@ -37,8 +40,11 @@ struct AuditEntry {
     std::size_t tensor = 0; // index into Checkpoint::tensors()
     bool readable = true; // false when its bytes are not all inside the file
     TensorAnalysis analysis;
-    std::vector<AuditFlag> flags;  // in the order of AuditFlag::Kind
+    std::vector<AuditFlag> flags; // in the order of AuditFlag::Kind
     std::ptrdiff_t duplicateOf = -1; // index into AuditResult::entries of the earlier identical tensor
+    // Index into AuditResult::quant->weights() when this entry is a quantized weight (the tensor
+    // holds its codes) audited on its dequantized values; -1 otherwise.
+    std::ptrdiff_t weight = -1;
 
     bool has(AuditFlag::Kind kind) const;
 };
@@ -57,21 +63,28 @@ struct AuditSummary {
 struct AuditResult {
     std::vector<AuditEntry> entries; // in tensor-name order
     AuditSummary summary;
+    std::shared_ptr<const QuantView> quant; // the view dequantized weights came from, or null
 };
 
 // The audit's scan of some tensors (indices into Checkpoint::tensors()): statistics and histogram
 // of each, large tensors with all threads in turn, small ones side by side. Element k belongs to
 // tensors[k]; nullopt for a tensor whose bytes are not all in its file. Progress counts the bytes
-// of these tensors. nullopt when cancelled or when a file vanished under the scan.
+// of these tensors. nullopt when cancelled or when a file vanished under the scan. When
+// `decoders` is not empty it runs beside `tensors`: a set decoders[k] measures the dequantized
+// values of the weight whose codes are tensors[k] instead of the codes.
 std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const Checkpoint &checkpoint,
     std::span<const std::size_t> tensors, const AnalysisOptions &options,
-    const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {});
+    const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {},
+    std::span<const std::optional<Dequantizer>> decoders = {});
 
 // Scans every tensor of a checkpoint (all shards): statistics, histogram, flags and duplicates
 // (equal statistics, then equal digests, confirmed byte for byte). Without options.digest only
 // those candidates get a TensorAnalysis::digest, which is much faster. Large tensors are scanned with all
 // threads in turn, small ones side by side. nullopt when cancelled or when a file vanished under the scan.
+// With `quant`, the codes of each decodable quantized weight are audited on their dequantized
+// values (AuditEntry::weight says which); its companions stay ordinary entries.
 std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const AnalysisOptions &options,
-    const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {});
+    const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {},
+    std::shared_ptr<const QuantView> quant = nullptr);
 
 } // namespace stb

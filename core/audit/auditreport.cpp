@@ -9,7 +9,10 @@ namespace stb {
 
 namespace {
 
-Json number(double value) { return std::isfinite(value) ? Json(value) : Json(); }
+Json number(double value)
+{
+    return std::isfinite(value) ? Json(value) : Json();
+}
 
 } // namespace
 
@@ -34,6 +37,16 @@ std::string auditFlagId(const AuditFlag &flag)
     return "unknown";
 }
 
+AuditRowLabel auditRowLabel(const Checkpoint &checkpoint, const AuditResult &audit, const AuditEntry &entry)
+{
+    const TensorInfo &info = *checkpoint.tensors()[entry.tensor].info;
+    if (entry.weight >= 0 && audit.quant) {
+        const QuantizedWeight &w = audit.quant->weights()[static_cast<std::size_t>(entry.weight)];
+        return { w.name, std::string(quantSchemeName(w.scheme)), w.logicalShape, &w };
+    }
+    return { info.name, std::string(dtypeName(info.dtype)), info.shape, nullptr };
+}
+
 std::string auditFlagsText(const Checkpoint &checkpoint, const AuditResult &audit, const AuditEntry &entry)
 {
     std::string out;
@@ -42,7 +55,9 @@ std::string auditFlagsText(const Checkpoint &checkpoint, const AuditResult &audi
             out += ", ";
         out += auditFlagId(flag);
         if (flag.kind == AuditFlag::Kind::Duplicate && entry.duplicateOf >= 0)
-            out += " of " + checkpoint.tensors()[audit.entries[static_cast<std::size_t>(entry.duplicateOf)].tensor].info->name;
+            out += " of "
+                + auditRowLabel(checkpoint, audit, audit.entries[static_cast<std::size_t>(entry.duplicateOf)])
+                      .name;
     }
     return out;
 }
@@ -66,10 +81,18 @@ Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit)
     for (const auto &entry : audit.entries) {
         const auto &t = checkpoint.tensors()[entry.tensor];
         const TensorStats &s = entry.analysis.stats;
+        const AuditRowLabel label = auditRowLabel(checkpoint, audit, entry);
         Json row;
-        row["name"] = t.info->name;
+        row["name"] = label.name;
         row["dtype"] = dtypeName(t.info->dtype);
-        row["shape"] = t.info->shape;
+        row["shape"] = label.shape;
+        if (label.weight) {
+            row["scheme"] = label.dtype;
+            row["bits"] = label.weight->bits;
+            row["codes"] = t.info->name;
+        } else if (const auto of = audit.quant ? audit.quant->weightOfCompanion(entry.tensor) : -1; of >= 0) {
+            row["companion_of"] = audit.quant->weights()[static_cast<std::size_t>(of)].name;
+        }
         if (checkpoint.isSharded())
             row["shard"] = checkpoint.shardNames()[t.shard];
         row["count"] = s.count;
@@ -83,30 +106,32 @@ Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit)
         row["std"] = number(s.std);
         row["abs_max"] = number(s.absMax);
         const Histogram &h = entry.analysis.histogram;
-        row["histogram"] = h.empty() ? Json() : Json({{"lo", h.lo}, {"hi", h.hi}, {"counts", h.counts}});
+        row["histogram"]
+            = h.empty() ? Json() : Json({ { "lo", h.lo }, { "hi", h.hi }, { "counts", h.counts } });
         Json flags = Json::array();
         for (const auto &flag : entry.flags)
             flags.push_back(auditFlagId(flag));
         row["flags"] = std::move(flags);
-        row["duplicate_of"] = entry.duplicateOf >= 0
-            ? Json(checkpoint.tensors()[audit.entries[static_cast<std::size_t>(entry.duplicateOf)].tensor].info->name)
-            : Json();
+        row["duplicate_of"] = entry.duplicateOf >= 0 ? Json(auditRowLabel(checkpoint, audit,
+                                  audit.entries[static_cast<std::size_t>(entry.duplicateOf)])
+                                                                .name)
+                                                     : Json();
         tensors.push_back(std::move(row));
     }
     j["tensors"] = std::move(tensors);
     const AuditSummary &s = audit.summary;
-    j["summary"] = {{"tensors", s.tensors},        {"elements", s.elements}, {"bytes", s.bytes},
-                    {"nan", s.withNan},           {"inf", s.withInf},       {"all_zero", s.allZero},
-                    {"constant", s.constant},     {"outlier", s.withOutliers}, {"duplicate", s.duplicates},
-                    {"unreadable", s.unreadable}, {"text", s.text()}};
+    j["summary"] = { { "tensors", s.tensors }, { "elements", s.elements }, { "bytes", s.bytes },
+        { "nan", s.withNan }, { "inf", s.withInf }, { "all_zero", s.allZero }, { "constant", s.constant },
+        { "outlier", s.withOutliers }, { "duplicate", s.duplicates }, { "unreadable", s.unreadable },
+        { "text", s.text() } };
     return j;
 }
 
 std::string auditMarkdown(const Checkpoint &checkpoint, const AuditResult &audit)
 {
     std::string out = "# Audit of `" + checkpoint.path() + "`\n\n**" + audit.summary.text() + "** ("
-        + formatCount(audit.summary.tensors) + " tensors, " + formatCount(audit.summary.elements) + " values, "
-        + formatBytes(audit.summary.bytes) + ")\n\n"
+        + formatCount(audit.summary.tensors) + " tensors, " + formatCount(audit.summary.elements)
+        + " values, " + formatBytes(audit.summary.bytes) + ")\n\n"
         + "| tensor | dtype | shape | min | max | mean | std | NaN | Inf | zeros | flags |\n"
         + "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
     auto cell = [](std::string text) {
@@ -116,13 +141,13 @@ std::string auditMarkdown(const Checkpoint &checkpoint, const AuditResult &audit
         return escaped;
     };
     for (const auto &entry : audit.entries) {
-        const auto &t = checkpoint.tensors()[entry.tensor];
+        const AuditRowLabel label = auditRowLabel(checkpoint, audit, entry);
         const TensorStats &s = entry.analysis.stats;
-        out += "| `" + cell(printable(t.info->name)) + "` | " + std::string(dtypeName(t.info->dtype)) + " | "
-            + formatShape(t.info->shape) + " | " + formatValue(s.min) + " | " + formatValue(s.max) + " | "
-            + formatValue(s.mean) + " | " + formatValue(s.std) + " | " + std::to_string(s.nan) + " | "
-            + std::to_string(s.posInf + s.negInf) + " | " + std::to_string(s.zeros) + " | "
-            + cell(auditFlagsText(checkpoint, audit, entry)) + " |\n";
+        out += "| `" + cell(printable(label.name)) + "` | " + label.dtype + " | " + formatShape(label.shape)
+            + " | " + formatValue(s.min) + " | " + formatValue(s.max) + " | " + formatValue(s.mean) + " | "
+            + formatValue(s.std) + " | " + std::to_string(s.nan) + " | " + std::to_string(s.posInf + s.negInf)
+            + " | " + std::to_string(s.zeros) + " | " + cell(auditFlagsText(checkpoint, audit, entry))
+            + " |\n";
     }
     return out;
 }

@@ -7,8 +7,20 @@
 
 namespace stb {
 
+// What a row of the audit is called: the tensor's name, dtype and shape, or for a quantized
+// weight audited on dequantized values its logical name, scheme and logical shape.
+struct AuditRowLabel {
+    std::string name;
+    std::string dtype; // the dtype's name, or the scheme's ("gptq")
+    std::vector<std::uint64_t> shape;
+    const QuantizedWeight *weight = nullptr; // set for a dequantized weight
+};
+AuditRowLabel auditRowLabel(const Checkpoint &checkpoint, const AuditResult &audit, const AuditEntry &entry);
+
 // `audit --json`: {"file", "tensors": [...], "summary": {...}}; NaN and infinite statistics are
-// null (JSON has no NaN); "histogram" is null when all finite values are equal.
+// null (JSON has no NaN); "histogram" is null when all finite values are equal. A dequantized
+// weight's row has its logical name and shape, "scheme", "bits" and "codes" (the tensor read);
+// a companion's row has "companion_of" and no "scheme".
 Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit);
 // The same as a Markdown report: a summary line and a table, for pasting into issues.
 std::string auditMarkdown(const Checkpoint &checkpoint, const AuditResult &audit);

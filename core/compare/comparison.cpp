@@ -1,8 +1,9 @@
 #include "core/compare/comparison.h"
 
-#include "core/io/busguard.h"
-#include "core/format/decodebatch.h"
 #include "core/concurrency/parallel.h"
+#include "core/format/decodebatch.h"
+#include "core/io/busguard.h"
+#include "core/quant/dequantizer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -35,7 +36,8 @@ struct DiffSums {
     DiffMetrics metrics() const
     {
         DiffMetrics m;
-        m.compared = compared, m.different = different, m.nanA = nanA, m.nanB = nanB, m.infA = infA, m.infB = infB;
+        m.compared = compared, m.different = different, m.nanA = nanA, m.nanB = nanB, m.infA = infA,
+        m.infB = infB;
         m.outOfTolerance = outOfTolerance;
         if (compared) {
             m.maxAbsDiff = std::max(0.0, maxAbs);
@@ -51,6 +53,7 @@ struct DiffSums {
 struct Side {
     DType dtype;
     const std::byte *data;
+    const Dequantizer *dequantizer = nullptr; // set: the logical values of a quantized weight
 };
 
 // Decode buffers of one worker: allocated once, so a chunk (run under the SIGBUS guard) allocates
@@ -58,20 +61,34 @@ struct Side {
 struct Buffers {
     std::vector<double> aRe = std::vector<double>(kBatch), aIm = std::vector<double>(kBatch);
     std::vector<double> bRe = std::vector<double>(kBatch), bIm = std::vector<double>(kBatch);
+    std::vector<float> dequantized = std::vector<float>(kBatch);
 };
+
+// Elements [first, first+n) of one side as doubles (run guarded).
+void decodeSide(Side side, std::uint64_t first, std::uint64_t n, Buffers &buf, double *re, double *im)
+{
+    if (!side.dequantizer) {
+        decodeBatch(side.dtype, side.data, first, n, re, im);
+        return;
+    }
+    side.dequantizer->decode(first, n, buf.dequantized.data());
+    for (std::uint64_t i = 0; i < n; ++i)
+        re[i] = buf.dequantized[i], im[i] = 0;
+}
 
 // Sums of elements [first, first+count) of a pair into `s`, decoded through `buf` (run guarded).
 void measureChunk(Side a, Side b, std::uint64_t first, std::uint64_t count, double atol, double rtol,
-                  Buffers &buf, DiffSums &s)
+    Buffers &buf, DiffSums &s)
 {
     for (std::uint64_t start = 0; start < count; start += kBatch) {
         const std::uint64_t n = std::min(kBatch, count - start);
-        decodeBatch(a.dtype, a.data, first + start, n, buf.aRe.data(), buf.aIm.data());
-        decodeBatch(b.dtype, b.data, first + start, n, buf.bRe.data(), buf.bIm.data());
+        decodeSide(a, first + start, n, buf, buf.aRe.data(), buf.aIm.data());
+        decodeSide(b, first + start, n, buf, buf.bRe.data(), buf.bIm.data());
         for (std::uint64_t i = 0; i < n; ++i) {
             const double ar = buf.aRe[i], ai = buf.aIm[i], br = buf.bRe[i], bi = buf.bIm[i];
             const bool nanA = std::isnan(ar) || std::isnan(ai), nanB = std::isnan(br) || std::isnan(bi);
-            const bool finA = std::isfinite(ar) && std::isfinite(ai), finB = std::isfinite(br) && std::isfinite(bi);
+            const bool finA = std::isfinite(ar) && std::isfinite(ai),
+                       finB = std::isfinite(br) && std::isfinite(bi);
             if (!finA || !finB) [[unlikely]] {
                 s.nanA += nanA, s.nanB += nanB;
                 s.infA += !finA && !nanA, s.infB += !finB && !nanB;
@@ -99,16 +116,61 @@ void measureChunk(Side a, Side b, std::uint64_t first, std::uint64_t count, doub
 
 // Where a pair's bytes are, or nulls when either side is not wholly inside its file.
 struct PairData {
-    std::span<const std::byte> a, b;
-    std::uint64_t elements = 0;
+    std::span<const std::byte> a, b; // a quantized side's codes (for progress)
+    std::uint64_t elements = 0; // logical elements
+    const Dequantizer *dequantizerA = nullptr, *dequantizerB = nullptr;
 };
 
-std::optional<PairData> pairData(const Checkpoint &ca, const Checkpoint &cb, const TensorPair &pair)
+// The decoders of one side's quantized weights by tensor index of their codes (the comparison
+// runs in one place, so they are built once per side).
+struct QuantSide {
+    const Checkpoint &checkpoint;
+    const QuantView *view = nullptr;
+    std::vector<std::optional<Dequantizer>> decoders; // per tensor: set for decodable codes
+
+    QuantSide(const Checkpoint &c, const QuantView *quant)
+        : checkpoint(c)
+        , view(quant)
+        , decoders(quant ? c.tensors().size() : 0)
+    {
+        for (std::size_t i = 0; i < decoders.size(); ++i) {
+            if (const std::ptrdiff_t w = view->weightOfCodes(i); w >= 0) {
+                std::string reason; // not decodable: compared as its raw codes, under its own name
+                decoders[i] = Dequantizer::make(c, view->weights()[static_cast<std::size_t>(w)], reason);
+            }
+        }
+    }
+    // The decoder of `t`'s values when it holds a decodable weight's codes, else null.
+    const Dequantizer *decoder(const Checkpoint::Tensor &t) const
+    {
+        const auto i = static_cast<std::size_t>(&t - checkpoint.tensors().data());
+        return i < decoders.size() && decoders[i] ? &*decoders[i] : nullptr;
+    }
+    // The weight `t`'s codes decode to, or -1.
+    std::ptrdiff_t weight(const Checkpoint::Tensor &t) const
+    {
+        return decoder(t) ? view->weightOfCodes(static_cast<std::size_t>(&t - checkpoint.tensors().data()))
+                          : -1;
+    }
+    const QuantizedWeight &weightAt(std::ptrdiff_t w) const
+    {
+        return view->weights()[static_cast<std::size_t>(w)];
+    }
+    std::string_view name(const Checkpoint::Tensor &t) const
+    {
+        const std::ptrdiff_t w = weight(t);
+        return w >= 0 ? std::string_view(weightAt(w).name) : std::string_view(t.info->name);
+    }
+};
+
+std::optional<PairData> pairData(const Checkpoint &ca, const Checkpoint &cb, const TensorPair &pair,
+    const Dequantizer *qa, const Dequantizer *qb)
 {
     const SafetensorsFile *fa = ca.fileOf(*pair.a), *fb = cb.fileOf(*pair.b);
     if (!fa || !fb || !fa->fullyReadable(*pair.a->info) || !fb->fullyReadable(*pair.b->info))
         return std::nullopt;
-    return PairData{fa->tensorBytes(*pair.a->info), fb->tensorBytes(*pair.b->info), *pair.a->info->elementCount()};
+    const std::uint64_t elements = qa ? qa->elements() : qb ? qb->elements() : *pair.a->info->elementCount();
+    return PairData { fa->tensorBytes(*pair.a->info), fb->tensorBytes(*pair.b->info), elements, qa, qb };
 }
 
 struct Chunk {
@@ -121,7 +183,7 @@ std::vector<Chunk> chunksOf(const std::vector<std::size_t> &pairs, const std::ve
     std::vector<Chunk> chunks;
     for (std::size_t p : pairs) {
         for (std::uint64_t first = 0; first < data[p].elements; first += kChunkElements)
-            chunks.push_back({p, first, std::min(kChunkElements, data[p].elements - first)});
+            chunks.push_back({ p, first, std::min(kChunkElements, data[p].elements - first) });
     }
     return chunks;
 }
@@ -130,9 +192,23 @@ std::vector<Chunk> chunksOf(const std::vector<std::size_t> &pairs, const std::ve
 
 std::string_view statusName(PairStatus status)
 {
-    static constexpr std::string_view names[] = {"identical", "changed", "dtype_changed", "shape_changed",
-                                                 "only_in_a", "only_in_b"};
+    static constexpr std::string_view names[]
+        = { "identical", "changed", "dtype_changed", "shape_changed", "only_in_a", "only_in_b" };
     return names[static_cast<std::size_t>(status)];
+}
+
+std::optional<PairSide> pairSide(const Comparison &comparison, const TensorPair &pair, bool sideA)
+{
+    const Checkpoint::Tensor *t = sideA ? pair.a : pair.b;
+    const std::ptrdiff_t w = sideA ? pair.weightA : pair.weightB;
+    const QuantView *view = (sideA ? comparison.quantA : comparison.quantB).get();
+    if (!t)
+        return std::nullopt;
+    if (w >= 0 && view) {
+        const QuantizedWeight &weight = view->weights()[static_cast<std::size_t>(w)];
+        return PairSide { std::string(quantSchemeName(weight.scheme)), weight.logicalShape, true };
+    }
+    return PairSide { std::string(dtypeName(t->info->dtype)), t->info->shape, false };
 }
 
 bool withinTolerance(const TensorPair &pair, bool tolerances)
@@ -157,35 +233,40 @@ namespace {
 
 // Every tensor of either side, paired by name and sorted by it; a pair of both is Identical until
 // its bytes say otherwise.
-std::vector<TensorPair> pairByName(const Checkpoint &a, const Checkpoint &b)
+// A decodable quantized weight is paired under its logical name.
+std::vector<TensorPair> pairByName(const QuantSide &a, const QuantSide &b)
 {
     std::vector<TensorPair> pairs;
     std::unordered_map<std::string_view, const Checkpoint::Tensor *> inB;
-    for (const auto &t : b.tensors())
-        inB.emplace(t.info->name, &t);
-    for (const auto &t : a.tensors()) {
-        TensorPair pair{t.info->name, &t, nullptr, PairStatus::OnlyInA, std::nullopt, true};
-        if (const auto it = inB.find(t.info->name); it != inB.end()) {
+    for (const auto &t : b.checkpoint.tensors())
+        inB.emplace(b.name(t), &t);
+    for (const auto &t : a.checkpoint.tensors()) {
+        const std::string_view name = a.name(t);
+        TensorPair pair { std::string(name), &t, nullptr, PairStatus::OnlyInA, std::nullopt, true,
+            a.weight(t), -1 };
+        if (const auto it = inB.find(name); it != inB.end()) {
             pair.b = it->second;
+            pair.weightB = b.weight(*pair.b);
             pair.status = PairStatus::Identical;
             inB.erase(it);
         }
         pairs.push_back(std::move(pair));
     }
     for (const auto &[name, t] : inB)
-        pairs.push_back({std::string(name), nullptr, t, PairStatus::OnlyInB, std::nullopt, true});
+        pairs.push_back(
+            { std::string(name), nullptr, t, PairStatus::OnlyInB, std::nullopt, true, -1, b.weight(*t) });
     std::sort(pairs.begin(), pairs.end(), [](const auto &x, const auto &y) { return x.name < y.name; });
     return pairs;
 }
 
-// What must be read: pairs of one shape compared byte for byte (same dtype) or by value (dtype
-// changed), with where their bytes are.
+// What must be read: pairs of one shape compared byte for byte (same dtype), by value (dtype or
+// scheme changed) or by dequantized value (same scheme), with where their bytes are.
 struct ReadPlan {
     std::vector<PairData> data; // per pair
-    std::vector<std::size_t> byteCompare, valueCompare;
+    std::vector<std::size_t> byteCompare, valueCompare, quantCompare;
 };
 
-ReadPlan classifyPairs(const Checkpoint &a, const Checkpoint &b, std::vector<TensorPair> &pairs)
+ReadPlan classifyPairs(const QuantSide &a, const QuantSide &b, std::vector<TensorPair> &pairs)
 {
     ReadPlan plan;
     plan.data.resize(pairs.size());
@@ -193,20 +274,29 @@ ReadPlan classifyPairs(const Checkpoint &a, const Checkpoint &b, std::vector<Ten
         TensorPair &pair = pairs[i];
         if (!pair.a || !pair.b)
             continue;
-        const bool sameShape = pair.a->info->shape == pair.b->info->shape;
-        if (pair.a->info->dtype != pair.b->info->dtype)
+        const Dequantizer *qa = a.decoder(*pair.a), *qb = b.decoder(*pair.b);
+        const QuantizedWeight *wa = qa ? &a.weightAt(pair.weightA) : nullptr;
+        const QuantizedWeight *wb = qb ? &b.weightAt(pair.weightB) : nullptr;
+        const bool sameShape
+            = (wa ? wa->logicalShape : pair.a->info->shape) == (wb ? wb->logicalShape : pair.b->info->shape);
+        const bool sameKind
+            = wa || wb ? wa && wb && wa->scheme == wb->scheme : pair.a->info->dtype == pair.b->info->dtype;
+        if (!sameKind)
             pair.status = PairStatus::DTypeChanged;
         else if (!sameShape)
             pair.status = PairStatus::ShapeChanged;
         if (!sameShape)
             continue;
-        const auto located = pairData(a, b, pair);
+        const auto located = pairData(a.checkpoint, b.checkpoint, pair, qa, qb);
         if (!located) {
             pair.readable = false;
             continue;
         }
         plan.data[i] = *located;
-        (pair.status == PairStatus::DTypeChanged ? plan.valueCompare : plan.byteCompare).push_back(i);
+        if (pair.status == PairStatus::DTypeChanged)
+            plan.valueCompare.push_back(i);
+        else
+            (wa ? plan.quantCompare : plan.byteCompare).push_back(i);
     }
     return plan;
 }
@@ -218,8 +308,7 @@ public:
     ProgressCounter(const ProgressFn &progress, std::uint64_t total)
         : m_progress(progress)
         , m_total(total)
-    {
-    }
+    { }
     void add(std::uint64_t bytes, std::uint64_t moreTotal = 0)
     {
         if (!m_progress)
@@ -238,25 +327,27 @@ private:
 
 // Pass 1: which pairs of plan.byteCompare differ in a byte. Identical tensors cost this and
 // nothing more. nullopt when cancelled or a file vanished.
-std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair> &pairs, const ReadPlan &plan,
-                                                    unsigned threads, const std::atomic<bool> *cancel,
-                                                    ProgressCounter &progress)
+std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair> &pairs,
+    const ReadPlan &plan, unsigned threads, const std::atomic<bool> *cancel, ProgressCounter &progress)
 {
     const std::vector<Chunk> chunks = chunksOf(plan.byteCompare, plan.data);
     std::vector<std::atomic<bool>> differs(pairs.size());
-    const bool done = parallelFor(chunks.size(), threads, [&](std::uint64_t c, unsigned) {
-        const Chunk &chunk = chunks[c];
-        const auto &d = plan.data[chunk.pair];
-        const unsigned bits = dtypeBits(pairs[chunk.pair].a->info->dtype);
-        const std::uint64_t begin = chunk.first * bits / 8, end = (chunk.first + chunk.n) * bits / 8;
-        const auto equal = guardedEqual(d.a.subspan(begin, end - begin), d.b.subspan(begin, end - begin));
-        if (!equal)
-            return false;
-        if (!*equal)
-            differs[chunk.pair].store(true, std::memory_order_relaxed);
-        progress.add(2 * (end - begin));
-        return true;
-    }, cancel);
+    const bool done = parallelFor(
+        chunks.size(), threads,
+        [&](std::uint64_t c, unsigned) {
+            const Chunk &chunk = chunks[c];
+            const auto &d = plan.data[chunk.pair];
+            const unsigned bits = dtypeBits(pairs[chunk.pair].a->info->dtype);
+            const std::uint64_t begin = chunk.first * bits / 8, end = (chunk.first + chunk.n) * bits / 8;
+            const auto equal = guardedEqual(d.a.subspan(begin, end - begin), d.b.subspan(begin, end - begin));
+            if (!equal)
+                return false;
+            if (!*equal)
+                differs[chunk.pair].store(true, std::memory_order_relaxed);
+            progress.add(2 * (end - begin));
+            return true;
+        },
+        cancel);
     if (!done)
         return std::nullopt;
     std::vector<bool> result(pairs.size());
@@ -267,25 +358,29 @@ std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair
 
 // Pass 2: the metrics of `measure`'s pairs from their values. false when cancelled or a file
 // vanished.
-bool measureValues(std::vector<TensorPair> &pairs, const ReadPlan &plan, const std::vector<std::size_t> &measure,
-                   const CompareOptions &options, unsigned threads, const std::atomic<bool> *cancel,
-                   ProgressCounter &progress)
+bool measureValues(std::vector<TensorPair> &pairs, const ReadPlan &plan,
+    const std::vector<std::size_t> &measure, const CompareOptions &options, unsigned threads,
+    const std::atomic<bool> *cancel, ProgressCounter &progress)
 {
     const std::vector<Chunk> chunks = chunksOf(measure, plan.data);
     std::vector<DiffSums> sums(chunks.size());
     std::vector<Buffers> buffers(threads);
-    const bool done = parallelFor(chunks.size(), threads, [&](std::uint64_t c, unsigned worker) {
-        const Chunk &chunk = chunks[c];
-        const auto &pair = pairs[chunk.pair];
-        const auto &d = plan.data[chunk.pair];
-        if (!runGuarded([&] {
-                measureChunk({pair.a->info->dtype, d.a.data()}, {pair.b->info->dtype, d.b.data()}, chunk.first,
-                             chunk.n, options.atol, options.rtol, buffers[worker], sums[c]);
-            }))
-            return false;
-        progress.add(d.elements ? (d.a.size() + d.b.size()) * chunk.n / d.elements : 0);
-        return true;
-    }, cancel);
+    const bool done = parallelFor(
+        chunks.size(), threads,
+        [&](std::uint64_t c, unsigned worker) {
+            const Chunk &chunk = chunks[c];
+            const auto &pair = pairs[chunk.pair];
+            const auto &d = plan.data[chunk.pair];
+            if (!runGuarded([&] {
+                    measureChunk({ pair.a->info->dtype, d.a.data(), d.dequantizerA },
+                        { pair.b->info->dtype, d.b.data(), d.dequantizerB }, chunk.first, chunk.n,
+                        options.atol, options.rtol, buffers[worker], sums[c]);
+                }))
+                return false;
+            progress.add(d.elements ? (d.a.size() + d.b.size()) * chunk.n / d.elements : 0);
+            return true;
+        },
+        cancel);
     if (!done)
         return false;
     std::unordered_map<std::size_t, DiffSums> merged;
@@ -316,15 +411,18 @@ MetadataDiff diffMetadata(const Checkpoint &a, const Checkpoint &b)
 
 } // namespace
 
-std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoint &b, const CompareOptions &options,
-                                             const std::atomic<bool> *cancel, const ProgressFn &progress)
+std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoint &b,
+    const CompareOptions &options, const std::atomic<bool> *cancel, const ProgressFn &progress)
 {
     Comparison result;
-    result.pairs = pairByName(a, b);
-    const ReadPlan plan = classifyPairs(a, b, result.pairs);
+    result.quantA = options.quantA;
+    result.quantB = options.quantB;
+    const QuantSide sideA(a, options.quantA.get()), sideB(b, options.quantB.get());
+    result.pairs = pairByName(sideA, sideB);
+    const ReadPlan plan = classifyPairs(sideA, sideB, result.pairs);
 
     std::uint64_t total = 0;
-    for (const auto *list : {&plan.byteCompare, &plan.valueCompare}) {
+    for (const auto *list : { &plan.byteCompare, &plan.valueCompare, &plan.quantCompare }) {
         for (std::size_t p : *list)
             total += plan.data[p].a.size() + plan.data[p].b.size();
     }
@@ -334,8 +432,10 @@ std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoi
     const auto differs = findDifferentBytes(result.pairs, plan, threads, cancel, counter);
     if (!differs)
         return std::nullopt;
-    // Pass 2 measures the tensors whose bytes differ, and those whose dtype changed.
+    // Pass 2 measures the tensors whose bytes differ, those whose dtype changed, and quantized
+    // weights of one scheme (equal values can come from different codes and scales).
     std::vector<std::size_t> measure = plan.valueCompare;
+    measure.insert(measure.end(), plan.quantCompare.begin(), plan.quantCompare.end());
     for (std::size_t p : plan.byteCompare) {
         if ((*differs)[p]) {
             result.pairs[p].status = PairStatus::Changed;
@@ -345,12 +445,19 @@ std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoi
     }
     if (!measureValues(result.pairs, plan, measure, options, threads, cancel, counter))
         return std::nullopt;
+    for (std::size_t p : plan.quantCompare) {
+        TensorPair &pair = result.pairs[p];
+        if (pair.metrics->different == 0)
+            pair.metrics.reset(); // identical, as equal bytes are: nothing to report
+        else
+            pair.status = PairStatus::Changed;
+    }
 
     result.metadata = diffMetadata(a, b);
     for (const auto &pair : result.pairs) {
         ++result.counts[static_cast<std::size_t>(pair.status)];
-        const bool fine
-            = (pair.status == PairStatus::Identical && pair.readable) || withinTolerance(pair, options.tolerances);
+        const bool fine = (pair.status == PairStatus::Identical && pair.readable)
+            || withinTolerance(pair, options.tolerances);
         result.equivalent = result.equivalent && fine;
     }
     return result;

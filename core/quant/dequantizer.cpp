@@ -29,19 +29,22 @@ constexpr std::array<float, 16> kE2m1 = { 0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.
     -1.5f, -2.0f, -3.0f, -4.0f, -6.0f };
 struct GroupIndexCheck {
     const std::byte *data;
-    std::uint64_t count, groups;
+    std::uint64_t count, groups, groupSize;
     bool ok = true;
+    bool trivial = true; // every entry is i / groupSize: the index says nothing the size does not
 };
 
 void checkGroupIndex(void *context)
 {
     auto &c = *static_cast<GroupIndexCheck *>(context);
+    c.trivial = c.groupSize > 0;
     for (std::uint64_t i = 0; i < c.count; ++i) {
         const std::int32_t g = int32At(c.data, i);
         if (g < 0 || static_cast<std::uint64_t>(g) >= c.groups) {
             c.ok = false;
             return;
         }
+        c.trivial = c.trivial && static_cast<std::uint64_t>(g) == i / c.groupSize;
     }
 }
 
@@ -151,17 +154,29 @@ std::optional<Dequantizer> Dequantizer::make(
         break;
     }
     if (gidx) {
-        GroupIndexCheck check { d.m_groupIndex.data, d.m_cols, d.m_groups };
+        GroupIndexCheck check { d.m_groupIndex.data, d.m_cols, d.m_groups, d.m_groupSize };
         if (!runGuarded(checkGroupIndex, &check) || !check.ok) {
             error = weight.name + ": a g_idx entry names no group";
             return std::nullopt;
         }
+        if (check.trivial) // no act-order: groups follow from the size, without a load per value
+            d.m_groupIndex.data = nullptr;
     }
     if ((d.m_scheme == QuantScheme::Gptq || d.m_scheme == QuantScheme::Awq) && !d.m_groupSize) {
         error = weight.name + ": no group size";
         return std::nullopt;
     }
     return d;
+}
+
+DequantScratch Dequantizer::makeScratch() const
+{
+    DequantScratch scratch;
+    scratch.owner = this;
+    const std::size_t size = std::max<std::uint64_t>(m_rows, kBlocksPerRun);
+    scratch.scales.reserve(size);
+    scratch.zeros.reserve(size);
+    return scratch;
 }
 
 float Dequantizer::scaleAt(std::uint64_t index) const

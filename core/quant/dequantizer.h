@@ -8,8 +8,19 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace stb {
+
+class Dequantizer;
+
+// One thread's working space for Dequantizer::decodeStorage: the scales and zero-points of the
+// group being decoded, converted to floats once per group instead of once per value.
+struct DequantScratch {
+    const Dequantizer *owner = nullptr;
+    std::uint64_t group = UINT64_MAX;
+    std::vector<float> scales, zeros;
+};
 
 // Decodes a quantized weight's logical elements to floats straight from the mapping, a run at a
 // time: the dequantized tensor is never materialised. Built once per weight (cheap: it checks
@@ -32,6 +43,18 @@ public:
     // decode() under the SIGBUS guard; false when the file vanished under the read.
     bool decodeGuarded(std::uint64_t first, std::uint64_t n, float *out) const;
 
+    // The values at storage positions [first, first + n): over [0, elements()) the same values
+    // decode() gives (bit for bit), in the order their codes lie in the file (GPTQ and AWQ:
+    // input-major; 4-bit blocks: low nibbles, then high ones), so the packed words are read in
+    // memory order by vector loops. For consumers that do not need positions (statistics).
+    // Reads the mapping (call it inside runGuarded); `scratch` belongs to the calling thread.
+    void decodeStorage(std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const;
+    // A scratch for decodeStorage, sized so that decoding allocates nothing.
+    DequantScratch makeScratch() const;
+    static constexpr std::uint64_t kBlocksPerRun = 256; // 4-bit blocks whose scales are converted at once
+    bool decodeStorageGuarded(
+        std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const;
+
 private:
     struct Source {
         const std::byte *data = nullptr;
@@ -41,6 +64,11 @@ private:
     void decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c1, float *out) const;
     void decodeFlat(std::uint64_t first, std::uint64_t n, float *out) const;
     float scaleAt(std::uint64_t index) const;
+    float blockScale(std::uint64_t block) const; // MXFP4 and bitsandbytes 4-bit
+    void fp8Run(const std::uint8_t *codes, float scale, std::uint64_t n, float *out) const;
+    void loadGroup(std::uint64_t group, DequantScratch &scratch) const; // GPTQ and AWQ
+    void storageGrouped(std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const;
+    void storageFlat(std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const;
 
     QuantScheme m_scheme = QuantScheme::Fp8Tensor;
     std::uint64_t m_elements = 0, m_rows = 0, m_cols = 0;

@@ -2,6 +2,7 @@
 // fetches a scale or zero-point once per group or block, not per element.
 #include "core/quant/dequantizer.h"
 
+#include "core/quant/dequantruns.h"
 #include "core/quant/valueloads.h"
 
 #include <algorithm>
@@ -23,6 +24,14 @@ inline const std::uint8_t *bytesOf(const std::byte *data)
 
 } // namespace
 
+void Dequantizer::fp8Run(const std::uint8_t *codes, float scale, std::uint64_t n, float *out) const
+{
+    if (m_codes.dtype == DType::F8_E4M3)
+        e4m3Run(codes, scale, n, out);
+    else
+        tableRun(codes, m_table.data(), scale, n, out);
+}
+
 void Dequantizer::decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c1, float *out) const
 {
     switch (m_scheme) {
@@ -32,25 +41,21 @@ void Dequantizer::decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c
         for (std::uint64_t c = c0; c < c1;) {
             const std::uint64_t blockCol = c / m_block[1];
             const std::uint64_t end = std::min(c1, (blockCol + 1) * m_block[1]);
-            const float s = scaleAt(scaleRow + blockCol);
-            for (; c < end; ++c)
-                *out++ = m_table[codes[c]] * s;
+            fp8Run(codes + c, scaleAt(scaleRow + blockCol), end - c, out);
+            out += end - c;
+            c = end;
         }
         return;
     }
     case QuantScheme::Fp8Tensor:
     case QuantScheme::Fp8Channel: {
         const std::uint8_t *codes = bytesOf(m_codes.data) + row * m_cols;
-        const float s = scaleAt(m_scheme == QuantScheme::Fp8Tensor ? 0 : row);
-        for (std::uint64_t c = c0; c < c1; ++c)
-            *out++ = m_table[codes[c]] * s;
+        fp8Run(codes + c0, scaleAt(m_scheme == QuantScheme::Fp8Tensor ? 0 : row), c1 - c0, out);
         return;
     }
     case QuantScheme::BnbInt8: {
         const auto *codes = reinterpret_cast<const std::int8_t *>(m_codes.data) + row * m_cols;
-        const float s = scaleAt(row) / 127.0f;
-        for (std::uint64_t c = c0; c < c1; ++c)
-            *out++ = static_cast<float>(codes[c]) * s;
+        int8Run(codes + c0, scaleAt(row) / 127.0f, c1 - c0, out);
         return;
     }
     case QuantScheme::Gptq: {
@@ -153,15 +158,7 @@ void Dequantizer::decodeFlat(std::uint64_t first, std::uint64_t n, float *out) c
     const std::uint64_t block = lowFirst ? 32 : m_groupSize;
     for (std::uint64_t e = first; e < end;) {
         const std::uint64_t b = e / block, blockEnd = std::min(end, (b + 1) * block);
-        float s;
-        if (lowFirst)
-            s = m_table[bytesOf(m_scale.data)[b]];
-        else if (m_nestedAbsmax.data)
-            s = m_table[bytesOf(m_scale.data)[b]]
-                    * floatAt(DType::F32, m_nestedAbsmax.data, b / m_nestedBlock)
-                + m_nestedOffset;
-        else
-            s = scaleAt(b);
+        const float s = blockScale(b);
         const auto value = [&](std::uint64_t k) {
             const std::uint8_t byte = codes[k / 2];
             const bool low = ((k & 1) != 0) != lowFirst;

@@ -1,6 +1,7 @@
 #include "core/quant/quantanalyzer.h"
 
 #include "core/concurrency/parallel.h"
+#include "core/io/busguard.h"
 #include "core/stats/statskernels.h"
 
 #include <algorithm>
@@ -12,13 +13,17 @@ namespace stb {
 namespace {
 
 using kernels::kChunkElements;
+// Values decoded at once and handed to the kernels while they are still in the L1 cache.
+constexpr std::uint64_t kBatch = 8192;
 
 struct Worker {
-    explicit Worker(unsigned bins)
-        : buffer(kChunkElements)
+    Worker(unsigned bins, const Dequantizer &dequantizer)
+        : buffer(kBatch)
+        , scratch(dequantizer.makeScratch())
         , binCounts(bins, 0)
     { }
     std::vector<float> buffer;
+    DequantScratch scratch;
     StatsAccumulator acc;
     std::vector<std::uint64_t> binCounts;
     std::uint64_t outliers = 0;
@@ -37,11 +42,12 @@ std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, c
     std::vector<Worker> workers;
     workers.reserve(threads);
     for (unsigned i = 0; i < threads; ++i)
-        workers.emplace_back(bins);
+        workers.emplace_back(bins, dequantizer);
 
     std::mutex progressMutex;
     std::uint64_t done = 0;
-    // One pass: decode each chunk (guarded), then run `use` on the decoded floats.
+    // One pass: decode each chunk (guarded) in storage order, which the statistics do not see,
+    // a batch at a time, each batch fed to `use` while it is in the cache.
     const auto pass = [&](const auto &use) {
         return parallelFor(
             chunks, threads,
@@ -49,9 +55,17 @@ std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, c
                 Worker &worker = workers[w];
                 const std::uint64_t first = c * kChunkElements,
                                     n = std::min(kChunkElements, elements - first);
-                if (!dequantizer.decodeGuarded(first, n, worker.buffer.data()))
+                // One guard for the chunk (entering one costs a system call); the kernels
+                // inside it read only the buffer.
+                const bool read = runGuarded([&] {
+                    for (std::uint64_t at = 0; at < n; at += kBatch) {
+                        const std::uint64_t batch = std::min(kBatch, n - at);
+                        dequantizer.decodeStorage(first + at, batch, worker.buffer.data(), worker.scratch);
+                        use(worker, reinterpret_cast<const std::byte *>(worker.buffer.data()), batch);
+                    }
+                });
+                if (!read)
                     return false;
-                use(worker, reinterpret_cast<const std::byte *>(worker.buffer.data()), n);
                 if (progress) {
                     std::lock_guard lock(progressMutex);
                     done += n;

@@ -23,6 +23,11 @@ QuantView QuantView::buildWithConfig(const Checkpoint &checkpoint)
     return view;
 }
 
+std::string quantWarningLine(const QuantWarning &warning)
+{
+    return std::string(warning.id()) + " at byte " + std::to_string(warning.offset) + ": " + warning.message;
+}
+
 std::ptrdiff_t QuantView::weightOfCodes(std::size_t tensor) const
 {
     return tensor < m_codesOf.size() ? m_codesOf[tensor] : -1;

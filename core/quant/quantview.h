@@ -23,6 +23,9 @@ struct QuantWarning {
     std::string_view id() const { return quantRuleName(rule); }
 };
 
+// "RULE at byte OFFSET: message", as diagnosticLine writes a diagnostic of our own rules.
+std::string quantWarningLine(const QuantWarning &warning);
+
 // Totals of one scheme over a checkpoint.
 struct SchemeTotals {
     QuantScheme scheme = QuantScheme::Fp8Tensor;

@@ -11,7 +11,10 @@ namespace stb {
 
 namespace {
 
-Json nullIfEmpty(const std::string &s) { return s.empty() ? Json() : Json(s); }
+Json nullIfEmpty(const std::string &s)
+{
+    return s.empty() ? Json() : Json(s);
+}
 
 Json warningsJson(const DiagnosticList &diagnostics)
 {
@@ -44,7 +47,7 @@ std::string jsonText(const Json &json, int indent)
 
 Json diagnosticJson(const Diagnostic &d, bool withReference)
 {
-    Json j = {{"rule", std::string(d.id())}};
+    Json j = { { "rule", std::string(d.id()) } };
     if (withReference)
         j["reference"] = d.reference().empty() ? Json() : Json(std::string(d.reference()));
     j["message"] = d.message;
@@ -53,7 +56,16 @@ Json diagnosticJson(const Diagnostic &d, bool withReference)
     return j;
 }
 
-std::uint64_t parameterCount(const TensorInfo &tensor) { return tensor.elementCount().value_or(UINT64_MAX); }
+Json quantWarningJson(const QuantWarning &w)
+{
+    return { { "rule", std::string(w.id()) }, { "message", w.message }, { "offset", w.offset },
+        { "tensor", nullIfEmpty(w.tensor) } };
+}
+
+std::uint64_t parameterCount(const TensorInfo &tensor)
+{
+    return tensor.elementCount().value_or(UINT64_MAX);
+}
 
 Json fileCheckJson(const SafetensorsFile &file)
 {
@@ -91,8 +103,9 @@ Json checkpointCheckJson(const Checkpoint &checkpoint)
         if (s)
             shards.push_back(fileCheckJson(*s));
         else
-            shards.push_back({{"file", checkpoint.shardNames()[i]}, {"valid", false}, {"error", nullptr},
-                              {"warnings", Json::array()}, {"diagnostic_count", 0}, {"readable", false}});
+            shards.push_back(
+                { { "file", checkpoint.shardNames()[i] }, { "valid", false }, { "error", nullptr },
+                    { "warnings", Json::array() }, { "diagnostic_count", 0 }, { "readable", false } });
     }
     j["shards"] = shards;
     return j;
@@ -106,7 +119,8 @@ CheckpointSummary summarize(const Checkpoint &checkpoint)
     for (const auto &t : checkpoint.tensors()) {
         summary.fileOrder.push_back(&t);
         const std::uint64_t count = parameterCount(*t.info);
-        summary.parameters = summary.parameters > UINT64_MAX - count ? UINT64_MAX : summary.parameters + count;
+        summary.parameters
+            = summary.parameters > UINT64_MAX - count ? UINT64_MAX : summary.parameters + count;
         auto &slot = byDtype[dtypeName(t.info->dtype)];
         slot = slot > UINT64_MAX - count ? UINT64_MAX : slot + count;
     }
@@ -123,9 +137,34 @@ CheckpointSummary summarize(const Checkpoint &checkpoint)
     return summary;
 }
 
-std::string infoJsonText(const Checkpoint &checkpoint, const CheckpointSummary &summary)
+Json quantizationJson(const Checkpoint &checkpoint, const QuantView &view)
+{
+    const auto group = [](std::uint64_t g) { return g ? Json(g) : Json(); };
+    Json schemes = Json::array();
+    for (const auto &s : view.schemes())
+        schemes.push_back({ { "scheme", quantSchemeName(s.scheme) }, { "bits", s.bits },
+            { "group_size", group(s.groupSize) }, { "weights", s.weights }, { "parameters", s.parameters },
+            { "bytes", s.bytes } });
+    Json weights = Json::array();
+    for (const auto &w : view.weights()) {
+        Json companions = Json::array();
+        for (const auto &c : w.companions)
+            companions.push_back(checkpoint.tensors()[c.tensor].info->name);
+        weights.push_back({ { "name", w.name }, { "scheme", quantSchemeName(w.scheme) }, { "bits", w.bits },
+            { "group_size", group(w.groupSize) }, { "logical_shape", w.logicalShape },
+            { "parameters", w.parameters }, { "companions", std::move(companions) } });
+    }
+    const auto bits = view.empty() ? std::nullopt : view.bitsPerWeight();
+    return { { "schemes", std::move(schemes) }, { "effective_parameters", view.effectiveParameters() },
+        { "bits_per_weight", bits ? Json(*bits) : Json() }, { "weights", std::move(weights) } };
+}
+
+std::string infoJsonText(
+    const Checkpoint &checkpoint, const CheckpointSummary &summary, const QuantView &quant)
 {
     Json j = checkpointCheckJson(checkpoint);
+    for (const auto &d : quant.warnings())
+        j["warnings"].push_back(quantWarningJson(d));
     if (checkpoint.isSharded()) {
         j["file_size"] = checkpoint.totalFileBytes();
         j["header_length"] = nullptr;
@@ -149,6 +188,7 @@ std::string infoJsonText(const Checkpoint &checkpoint, const CheckpointSummary &
     for (const auto &[name, count] : summary.parametersByDtype)
         dtypes[std::string(name)] = count;
     j["parameters_by_dtype"] = dtypes;
+    j["quantization"] = quantizationJson(checkpoint, quant);
 
     std::string out = jsonText(j);
     out.pop_back(); // the closing brace: the table follows

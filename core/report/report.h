@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "core/quant/quantview.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,8 @@ std::string jsonText(const Json &json, int indent = -1);
 
 // {"rule","reference","message","offset","tensor"}; reference and tensor are null when empty.
 Json diagnosticJson(const Diagnostic &d, bool withReference = true);
+// A quantization warning as a "warnings" entry: the keys of diagnosticJson without "reference".
+Json quantWarningJson(const QuantWarning &warning);
 
 // `check --json` object for one file: {"file","valid","error","warnings"}.
 Json fileCheckJson(const SafetensorsFile &file);
@@ -32,9 +35,17 @@ struct CheckpointSummary {
 };
 CheckpointSummary summarize(const Checkpoint &checkpoint);
 
-// `info --json` text: the check keys plus sizes, counts, metadata and the tensor table. The
-// table is written straight to text: a DOM for 100,000 rows would cost more than the parse.
-std::string infoJsonText(const Checkpoint &checkpoint, const CheckpointSummary &summary);
+// `info --json`'s "quantization": {"schemes": [{"scheme", "bits", "group_size", "weights",
+// "parameters", "bytes"}], "effective_parameters", "bits_per_weight", "weights": [{"name",
+// "scheme", "bits", "group_size", "logical_shape", "parameters", "companions": [names]}]}.
+// Empty lists and a null bits_per_weight when nothing is quantized; group_size null when none.
+Json quantizationJson(const Checkpoint &checkpoint, const QuantView &view);
+
+// `info --json` text: the check keys plus sizes, counts, metadata, "quantization" (from `quant`,
+// whose warnings join "warnings") and the tensor table. The table is written straight to text:
+// a DOM for 100,000 rows would cost more than the parse.
+std::string infoJsonText(
+    const Checkpoint &checkpoint, const CheckpointSummary &summary, const QuantView &quant);
 
 // Product of the shape, saturating (only a broken file can overflow).
 std::uint64_t parameterCount(const TensorInfo &tensor);

@@ -108,10 +108,10 @@ private slots:
         QTest::addColumn<QStringList>("options");
         QTest::newRow("check") << u"check"_s << u"check [--json] FILE..."_s << QStringList{u"--json"_s};
         QTest::newRow("info") << u"info"_s << u"info [--json] FILE"_s << QStringList{u"--json"_s};
-        QTest::newRow("audit") << u"audit"_s << u"audit [--json] [--bins N] FILE"_s
+        QTest::newRow("audit") << u"audit"_s << u"audit [--json] [--bins N] [--raw] FILE"_s
                                << QStringList{u"--json"_s, u"--bins"_s};
-        QTest::newRow("diff") << u"diff"_s << u"diff [--json] [--atol X] [--rtol Y] [--by-layer] A B"_s
-                              << QStringList{u"--json"_s, u"--atol"_s, u"--rtol"_s, u"--by-layer"_s};
+        QTest::newRow("diff") << u"diff"_s << u"diff [--json] [--atol X] [--rtol Y] [--by-layer] [--raw] A B"_s
+                              << QStringList{u"--json"_s, u"--atol"_s, u"--rtol"_s, u"--by-layer"_s, u"--raw"_s};
         QTest::newRow("sha256") << u"sha256"_s << u"sha256 FILE..."_s << QStringList{};
     }
     void commandHelp()
@@ -139,9 +139,9 @@ private slots:
         QTest::newRow("info --atol") << QStringList{u"info"_s, u"--atol"_s, u"1"_s, u"F"_s}
                                      << u"info takes --json, -h/--help"_s;
         QTest::newRow("audit --rtol") << QStringList{u"audit"_s, u"--rtol"_s, u"1"_s, u"F"_s}
-                                      << u"audit takes --json, --bins, -h/--help"_s;
+                                      << u"audit takes --json, --bins, --raw, -h/--help"_s;
         QTest::newRow("diff --bins") << QStringList{u"diff"_s, u"--bins"_s, u"5"_s, u"F"_s, u"F"_s}
-                                     << u"diff takes --json, --atol, --rtol, --by-layer, -h/--help"_s;
+                                     << u"diff takes --json, --atol, --rtol, --by-layer, --raw, -h/--help"_s;
         QTest::newRow("sha256 --json") << QStringList{u"sha256"_s, u"--json"_s, u"F"_s} << u"sha256 takes -h/--help"_s;
     }
     void unknownOptionPerCommand()

@@ -3,7 +3,7 @@
 // same statistics on a BF16 tensor of the same logical size (analyzeTensor), in one run with a
 // warm page cache. Codes are random bits and scales plausible values: the decoding work does not
 // depend on the values. The target is at least half the BF16 speed.
-//   bench_quant FOLDER [ROWS COLS]
+//   bench_quant FOLDER [ROWS COLS]   (BENCH_SCHEME=gptq: that scheme only; BENCH_BINS=10: bins)
 #include "benchutil.h"
 
 #include "core/concurrency/parallel.h"
@@ -140,7 +140,8 @@ int main(int argc, char **argv)
     }
     const QuantView view = QuantView::build(*checkpoint);
     AnalysisOptions options;
-    options.bins = 64;
+    options.bins
+        = std::getenv("BENCH_BINS") ? static_cast<unsigned>(std::atoi(std::getenv("BENCH_BINS"))) : 64;
     options.digest = false;
     const Checkpoint::Tensor *plain = nullptr;
     for (const auto &t : checkpoint->tensors())
@@ -150,11 +151,14 @@ int main(int argc, char **argv)
     const double elements = static_cast<double>(rows * cols);
     analyzeTensor(DType::BF16, bytes, rows * cols, options); // warm the page cache
     const double baseline = medianMs(5, [&] { analyzeTensor(DType::BF16, bytes, rows * cols, options); });
-    std::printf("logical size %llu x %llu (%.0f M values), %u threads, 64 bins\n",
+    std::printf("logical size %llu x %llu (%.0f M values), %u threads, %u bins\n",
         static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols), elements / 1e6,
-        threadCount());
+        threadCount(), options.bins);
     std::printf("%-16s %10.1f ms %8.0f M values/s\n", "BF16 (baseline)", baseline, elements / baseline / 1e3);
+    const char *only = std::getenv("BENCH_SCHEME"); // one scheme, for a profiler
     for (const auto &w : view.weights()) {
+        if (only && quantSchemeName(w.scheme) != only)
+            continue;
         const auto dq = Dequantizer::make(*checkpoint, w, error);
         if (!dq) {
             std::printf(

@@ -1,16 +1,21 @@
 // Quantized checkpoints: recognition, totals and dequantized values of every scheme, against
 // fixtures quantized by tests/support/quantfixtures (an independent reading of each layout).
+#include "core/format/dtype.h"
 #include "core/io/checkpoint.h"
 #include "core/quant/dequantizer.h"
+#include "core/quant/dequantruns.h"
 #include "core/quant/quantanalyzer.h"
 #include "core/quant/quantconfig.h"
 #include "core/quant/quantview.h"
+#include "core/stats/kernels/avx512.h"
 #include "tests/support/quantfixtures.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 
 using namespace stb;
@@ -51,6 +56,7 @@ private slots:
     void scheme();
     void mixedCheckpoint();
     void shardedFp8();
+    void e4m3ByArithmetic();
 
 private:
     std::shared_ptr<const Checkpoint> write(const QString &name, const std::vector<QuantFixture> &fixtures)
@@ -92,6 +98,8 @@ void tst_Quant::scheme_data()
     QTest::newRow("gptq_v2 4-bit")
         << Make([] { return gptq("l.v2", 64, 128, 4, 32, true); }) << "gptq" << 4u << quint64(32) << 0.08
         << QByteArray(R"({"quantization_config": {"quant_method": "gptq", "checkpoint_format": "gptq_v2"}})");
+    QTest::newRow("gptq act-order") << Make([] { return gptq("l.qa", 64, 256, 4, 64, false, true); })
+                                    << "gptq" << 4u << quint64(64) << 0.08 << QByteArray();
     QTest::newRow("awq") << Make([] { return awq("l.a", 64, 256, 64); }) << "awq" << 4u << quint64(64) << 0.08
                          << QByteArray();
     QTest::newRow("bnb-nf4") << Make([] { return bnb4("l.n", 40, 96, true, false); }) << "bnb-nf4" << 4u
@@ -100,6 +108,8 @@ void tst_Quant::scheme_data()
                                     << 4u << quint64(64) << 0.14 << QByteArray();
     QTest::newRow("bnb-fp4") << Make([] { return bnb4("l.f", 40, 96, false, false); }) << "bnb-fp4" << 4u
                              << quint64(64) << 0.17 << QByteArray();
+    QTest::newRow("bnb-fp4 partial block") << Make([] { return bnb4("l.fp", 10, 100, false, false); })
+                                           << "bnb-fp4" << 4u << quint64(64) << 0.3 << QByteArray();
     QTest::newRow("bnb-int8") << Make([] { return bnbInt8("l.i", 48, 80); }) << "bnb-int8" << 8u << quint64(0)
                               << 0.005 << QByteArray();
     QTest::newRow("pack-quantized") << Make([] { return packQuantized("l.p", 48, 128, 32); })
@@ -170,6 +180,28 @@ void tst_Quant::scheme()
     QVERIFY(dq->decodeGuarded(fixture.expected.size() / 3, part.size(), part.data()));
     for (std::size_t k = 0; k < part.size(); ++k)
         QCOMPARE(part[k], values[fixture.expected.size() / 3 + k]);
+
+    // Storage order: the same values as a multiset, bit for bit, decoded in odd pieces with one
+    // scratch, with the wide kernels and without; and logical order the same either way.
+    const auto sortedBits = [](const std::vector<float> &v) {
+        std::vector<std::uint32_t> bits(v.size());
+        std::memcpy(bits.data(), v.data(), 4 * v.size());
+        std::sort(bits.begin(), bits.end());
+        return bits;
+    };
+    const auto logical = sortedBits(values);
+    for (bool wide : { true, false }) {
+        kernels::avx512::setEnabled(wide);
+        std::vector<float> storage(values.size()), again(values.size());
+        DequantScratch scratch = dq->makeScratch();
+        for (std::uint64_t at = 0; at < storage.size(); at += 37)
+            QVERIFY(dq->decodeStorageGuarded(
+                at, std::min<std::uint64_t>(37, storage.size() - at), storage.data() + at, scratch));
+        QVERIFY(sortedBits(storage) == logical);
+        QVERIFY(dq->decodeGuarded(0, again.size(), again.data()));
+        QVERIFY(std::memcmp(again.data(), values.data(), 4 * values.size()) == 0);
+    }
+    kernels::avx512::setEnabled(true);
 
     // Statistics on the dequantized values, on 1 and 3 threads.
     const Expected e = expectedStats(fixture.expected);
@@ -265,6 +297,33 @@ void tst_Quant::shardedFp8()
         for (std::size_t e = 0; e < values.size(); ++e)
             QCOMPARE(values[e], f.expected[e]);
     }
+}
+
+// Every F8_E4M3 code decoded by arithmetic equals the table of decodeCode, bit for bit (NaN
+// codes as NaN), scaled, with the wide kernels and without.
+void tst_Quant::e4m3ByArithmetic()
+{
+    std::vector<std::uint8_t> codes(256);
+    std::vector<float> table(256);
+    for (unsigned c = 0; c < 256; ++c) {
+        codes[c] = static_cast<std::uint8_t>(c);
+        table[c] = static_cast<float>(decodeCode(DType::F8_E4M3, c));
+    }
+    for (bool wide : { true, false }) {
+        kernels::avx512::setEnabled(wide);
+        std::vector<float> byTable(256), byArithmetic(256);
+        quant::tableRun(codes.data(), table.data(), 0.375f, 256, byTable.data());
+        quant::e4m3Run(codes.data(), 0.375f, 256, byArithmetic.data());
+        for (unsigned c = 0; c < 256; ++c) {
+            if (std::isnan(byTable[c]))
+                QVERIFY2(std::isnan(byArithmetic[c]), qPrintable(QString::number(c)));
+            else
+                QVERIFY2(std::memcmp(&byTable[c], &byArithmetic[c], 4) == 0,
+                    qPrintable(
+                        QStringLiteral("code %1: %2 vs %3").arg(c).arg(byArithmetic[c]).arg(byTable[c])));
+        }
+    }
+    kernels::avx512::setEnabled(true);
 }
 
 QTEST_GUILESS_MAIN(tst_Quant)

@@ -67,8 +67,8 @@ std::vector<std::byte> halves(const std::vector<float> &values)
 
 } // namespace
 
-QuantFixture gptq(
-    const std::string &base, std::uint64_t out, std::uint64_t in, unsigned bits, std::uint64_t group, bool v2)
+QuantFixture gptq(const std::string &base, std::uint64_t out, std::uint64_t in, unsigned bits,
+    std::uint64_t group, bool v2, bool actOrder)
 {
     QuantFixture f = start(base + ".weight", { out, in }, 21 + bits);
     const unsigned pack = 32 / bits;
@@ -76,16 +76,27 @@ QuantFixture gptq(
     const std::uint32_t mask = (1u << bits) - 1;
     std::vector<std::uint32_t> qweight(in / pack * out, 0), qzeros(groups * (out / pack), 0);
     std::vector<float> scales(groups * out);
+    // Act-order quantizes inputs in a permuted order (GPTQ's desc_act): input i joins the group
+    // of its place in that order, here i·7 mod in (a permutation when in is prime to 7).
+    std::vector<std::uint64_t> groupOf(in);
+    for (std::uint64_t i = 0; i < in; ++i)
+        groupOf[i] = (actOrder ? i * 7 % in : i) / group;
     std::vector<std::byte> gidx;
     for (std::uint64_t g = 0; g < groups; ++g) {
+        std::vector<std::uint64_t> members;
+        for (std::uint64_t i = 0; i < in; ++i)
+            if (groupOf[i] == g)
+                members.push_back(i);
         for (std::uint64_t o = 0; o < out; ++o) {
-            const std::uint64_t i0 = g * group, n = std::min(in, i0 + group) - i0;
-            const Asym a = asymmetric(&f.original[o * in + i0], n, 1, bits);
+            std::vector<float> values;
+            for (std::uint64_t i : members)
+                values.push_back(f.original[o * in + i]);
+            const Asym a = asymmetric(values.data(), values.size(), 1, bits);
             scales[g * out + o] = a.scale;
             // The gptq format stores zero - 1 (AutoGPTQ's pack: `zeros -= 1`); gptq_v2 the zero.
             const std::uint32_t stored = (v2 ? a.zero : a.zero - 1) & mask;
             qzeros[g * (out / pack) + o / pack] |= stored << (bits * (o % pack));
-            for (std::uint64_t i = i0; i < i0 + n; ++i) {
+            for (std::uint64_t i : members) {
                 const std::uint32_t q = quantizeAsym(f.original[o * in + i], a, bits);
                 qweight[(i / pack) * out + o] |= q << (bits * (i % pack));
                 f.expected[o * in + i] = a.scale * (static_cast<float>(q) - static_cast<float>(a.zero));
@@ -93,7 +104,7 @@ QuantFixture gptq(
         }
     }
     for (std::uint64_t i = 0; i < in; ++i)
-        put(gidx, static_cast<std::int32_t>(i / group));
+        put(gidx, static_cast<std::int32_t>(groupOf[i]));
     addTensor(f, base + ".qweight", DType::I32, { in / pack, out }, words(qweight));
     addTensor(f, base + ".qzeros", DType::I32, { groups, out / pack }, words(qzeros));
     addTensor(f, base + ".scales", DType::F16, { groups, out }, halves(scales));

@@ -34,7 +34,7 @@ QuantFixture fp8Scaled(const std::string &base, std::uint64_t out, std::uint64_t
 QuantFixture mxfp4(const std::string &base, std::uint64_t rows, std::uint64_t groups);
 // AutoGPTQ (v1: zeros stored minus one) or GPTQModel v2, 4 or 8 bits, asymmetric groups.
 QuantFixture gptq(const std::string &base, std::uint64_t out, std::uint64_t in, unsigned bits,
-    std::uint64_t group, bool v2 = false);
+    std::uint64_t group, bool v2 = false, bool actOrder = false);
 // AutoAWQ GEMM 4-bit, interleaved packing.
 QuantFixture awq(const std::string &base, std::uint64_t out, std::uint64_t in, std::uint64_t group);
 // bitsandbytes 4-bit (nf4 or fp4), blocks of 64, optionally with nested (double-quantized) absmax.

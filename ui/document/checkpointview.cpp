@@ -54,6 +54,9 @@ CheckpointView::CheckpointView(std::shared_ptr<const Checkpoint> checkpoint, con
     QWidget *parent, std::shared_ptr<const TensorTreeModel::Rows> rows)
     : QWidget(parent)
     , m_checkpoint(std::move(checkpoint))
+    // Recognised in the opening job with the rows; built here for a view made without them.
+    , m_quant(rows && rows->quant ? rows->quant
+                                  : std::make_shared<const QuantView>(QuantView::buildWithConfig(*m_checkpoint)))
     , m_title(title)
     , m_model(new TensorTreeModel(this))
     , m_proxy(new TensorFilterModel(this))
@@ -68,6 +71,7 @@ CheckpointView::CheckpointView(std::shared_ptr<const Checkpoint> checkpoint, con
     }
     m_proxy->setSourceModel(m_model);
     m_model->setCheckpoint(m_checkpoint, std::move(rows));
+    m_model->setQuantView(m_quant); // nothing to do when the rows came with it
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -145,7 +149,7 @@ QWidget *CheckpointView::createTreeSide()
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
     const int digit = m_tree->fontMetrics().horizontalAdvance(u'0');
     m_tree->header()->resizeSection(TensorTreeModel::NameColumn, 27 * digit);
-    m_tree->header()->resizeSection(TensorTreeModel::DTypeColumn, 7 * digit);
+    m_tree->header()->resizeSection(TensorTreeModel::DTypeColumn, 10 * digit); // "fp8-block 8-bit"
     m_tree->header()->resizeSection(
         TensorTreeModel::ShapeColumn, 15 * digit); // "100,000 tensors", "[8192, 28672]"
     m_tree->header()->resizeSection(TensorTreeModel::ParametersColumn, 11 * digit);
@@ -226,13 +230,14 @@ void CheckpointView::createPanes()
         problems += shard ? static_cast<int>(shard->header().errorCount()) : 0;
     m_panes->addTab(m_diagnostics, problems ? tr("Diagnostics (%1)").arg(problems) : tr("Diagnostics"));
     m_histogram = new HistogramPane(m_checkpoint, m_panes);
+    m_histogram->setQuantView(m_quant);
     m_panes->addTab(m_histogram, tr("Histogram"));
     m_values = new ValuesPane(m_checkpoint, m_panes);
     m_panes->addTab(m_values, tr("Values"));
     m_heatmap = new HeatmapPane(m_checkpoint, m_panes);
     m_panes->addTab(m_heatmap, tr("Heatmap"));
     connect(m_values, &ValuesPane::byteRequested, this,
-            [this](quint64 offset, int shard) { jumpToOffset(offset, shard, QString()); });
+        [this](quint64 offset, int shard) { jumpToOffset(offset, shard, QString()); });
     connect(m_heatmap, &HeatmapPane::elementActivated, this, [this](quint64 flat) {
         setCurrentPane(ValuesTab);
         m_values->goToElement(flat);
@@ -369,11 +374,12 @@ void CheckpointView::updatePane(int pane)
     switch (pane) {
     case OverviewTab:
         if (tensor)
-            m_overview->showTensor(*m_checkpoint, *tensor);
+            m_overview->showTensor(*m_checkpoint, *tensor, m_quant.get());
         else
             m_overview->showGroup(
                 m_current.isValid() ? m_model->fullPath(m_current) : tr("%1 (whole model)").arg(m_title),
-                m_model->totals(m_current), m_model->dtypeBreakdown(m_current));
+                m_model->totals(m_current), m_model->dtypeBreakdown(m_current),
+                m_current.isValid() ? nullptr : m_quant.get());
         break;
     case LayoutTab:
         if (m_layoutFile != file.get()) {

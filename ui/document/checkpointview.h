@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "core/quant/quantview.h"
 #include "ui/document/tensortreemodel.h"
 #include "ui/values/locatemenu.h"
 
@@ -41,7 +42,17 @@ class ValuesPane;
 class CheckpointView : public QWidget {
     Q_OBJECT
 public:
-    enum Pane { OverviewTab, LayoutTab, HexTab, MetadataTab, DiagnosticsTab, HistogramTab, ValuesTab, HeatmapTab, DepthTab };
+    enum Pane {
+        OverviewTab,
+        LayoutTab,
+        HexTab,
+        MetadataTab,
+        DiagnosticsTab,
+        HistogramTab,
+        ValuesTab,
+        HeatmapTab,
+        DepthTab,
+    };
 
     // `rows`: the tree's rows prepared off the GUI thread (TensorTreeModel::prepare), or nullptr.
     CheckpointView(std::shared_ptr<const Checkpoint> checkpoint, const QString &title, QWidget *parent = nullptr,
@@ -115,6 +126,7 @@ private:
     std::size_t currentShard() const;
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
+    std::shared_ptr<const QuantView> m_quant; // recognised once, when the view opens
     QString m_title;
     bool m_stale = false;
     QPersistentModelIndex m_current; // in m_model; invalid = the whole checkpoint

@@ -47,7 +47,8 @@ OverviewPane::OverviewPane(QWidget *parent)
     m_text->setOpenLinks(false);
 }
 
-void OverviewPane::showTensor(const Checkpoint &checkpoint, const Checkpoint::Tensor &tensor)
+void OverviewPane::showTensor(
+    const Checkpoint &checkpoint, const Checkpoint::Tensor &tensor, const QuantView *quant)
 {
     const TensorInfo &info = *tensor.info;
     const SafetensorsFile *file = checkpoint.fileOf(tensor);
@@ -63,6 +64,12 @@ void OverviewPane::showTensor(const Checkpoint &checkpoint, const Checkpoint::Te
             .arg(dtype.bits)
             .arg(QString::fromLatin1(kinds[static_cast<int>(dtype.kind)])));
     html += row(tr("Shape"), shapeText(info.shape) + (info.shape.empty() ? tr(" (scalar)") : QString()));
+    const auto index = static_cast<std::size_t>(&tensor - checkpoint.tensors().data());
+    if (const std::ptrdiff_t w = quant ? quant->weightOfCodes(index) : -1; w >= 0)
+        html += quantizedRows(checkpoint, quant->weights()[static_cast<std::size_t>(w)]);
+    else if (const std::ptrdiff_t of = quant ? quant->weightOfCompanion(index) : -1; of >= 0)
+        html += row(tr("Companion of"),
+            toQString(quant->weights()[static_cast<std::size_t>(of)].name).toHtmlEscaped());
     const auto count = info.elementCount();
     html += row(tr("Elements"), count ? countText(*count) : warning(tr("overflows 64 bits")));
     QString bytes = tr("%1 (%2 bytes)").arg(sizeText(info.byteLength()), countText(info.byteLength()));
@@ -94,7 +101,7 @@ void OverviewPane::showTensor(const Checkpoint &checkpoint, const Checkpoint::Te
 }
 
 void OverviewPane::showGroup(const QString &title, const TensorTreeModel::Totals &totals,
-    const std::vector<TensorTreeModel::DTypeTotals> &byDType)
+    const std::vector<TensorTreeModel::DTypeTotals> &byDType, const QuantView *quant)
 {
     QString html = u"<h3>%1</h3><table cellspacing='0' cellpadding='2'>"_s.arg(title.toHtmlEscaped());
     html += row(tr("Tensors"), countText(totals.tensors));
@@ -113,7 +120,54 @@ void OverviewPane::showGroup(const QString &title, const TensorTreeModel::Totals
                     sizeText(entry.totals.bytes), locale.toString(share, 'f', 1));
     }
     html += u"</table>"_s;
+    if (quant && !quant->empty())
+        html += quantizationSection(*quant);
     m_text->setHtml(html);
+}
+
+QString OverviewPane::quantizedRows(const Checkpoint &checkpoint, const QuantizedWeight &w)
+{
+    QString scheme = tr("%1, %2-bit").arg(toQString(std::string(quantSchemeName(w.scheme)))).arg(w.bits);
+    if (w.groupSize)
+        scheme += tr(", group %1").arg(countText(w.groupSize));
+    QString html = row(tr("Quantized"), scheme.toHtmlEscaped());
+    html += row(tr("Weight"), toQString(w.name).toHtmlEscaped());
+    html += row(tr("Logical shape"), shapeText(w.logicalShape));
+    html += row(tr("Parameters"), tr("%1 (effective)").arg(countText(w.parameters)));
+    QStringList companions;
+    for (const auto &c : w.companions)
+        companions << toQString(checkpoint.tensors()[c.tensor].info->name).toHtmlEscaped();
+    html += row(tr("Companions"), companions.join(u"<br>"_s));
+    if (!w.decodable)
+        html += row(QString(), warning(tr("values stay raw: %1").arg(toQString(w.note))));
+    return html;
+}
+
+QString OverviewPane::quantizationSection(const QuantView &quant)
+{
+    const QLocale locale;
+    QString html = u"<h4>%1</h4><table cellspacing='0' cellpadding='2'>"_s.arg(tr("Quantization"));
+    html += row(tr("Effective parameters"),
+        tr("%1 (companions excluded; %2 stored elements)")
+            .arg(countText(quant.effectiveParameters()), countText(quant.rawElements())));
+    html += row(tr("Bits per weight"), locale.toString(quant.bitsPerWeight().value_or(0), 'f', 2));
+    html += u"</table><table cellspacing='0' cellpadding='3'><tr><th align='left'>%1</th><th "
+            u"align='right'>%2</th>"
+            "<th align='right'>%3</th><th align='right'>%4</th><th align='right'>%5</th><th "
+            "align='right'>%6</th>"
+            "<th align='right'>%7</th></tr>"_s.arg(tr("Scheme"), tr("Bits"), tr("Group"), tr("Weights"),
+                tr("Parameters"), tr("Bits/weight"), tr("Share"));
+    const double total = static_cast<double>(quant.effectiveParameters());
+    for (const auto &s : quant.schemes()) {
+        const double share = total > 0 ? 100.0 * static_cast<double>(s.parameters) / total : 0.0;
+        html += u"<tr><td>%1</td><td align='right'>%2</td><td align='right'>%3</td><td align='right'>%4</td>"
+                "<td align='right'>%5</td><td align='right'>%6</td><td align='right'>%7&nbsp;%</td></tr>"_s
+                    .arg(toQString(std::string(quantSchemeName(s.scheme))), QString::number(s.bits),
+                        s.groupSize ? countText(s.groupSize) : u"—"_s, countText(s.weights),
+                        countText(s.parameters), locale.toString(s.bitsPerWeight(), 'f', 2),
+                        locale.toString(share, 'f', 1));
+    }
+    return html + u"</table>"_s;
 }
 
 QString OverviewPane::plainText() const

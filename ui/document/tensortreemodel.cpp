@@ -32,12 +32,19 @@ TensorTreeModel::Totals tensorTotals(const TensorInfo &info)
 
 } // namespace
 
+// Only the root, with zero totals: the rows of no checkpoint.
+std::shared_ptr<const TensorTreeModel::Rows> TensorTreeModel::emptyRows(bool flat)
+{
+    return std::make_shared<const Rows>(Rows { NameTree(), std::vector<Totals>(1), flat, nullptr });
+}
+
 TensorTreeModel::TensorTreeModel(QObject *parent)
     : QAbstractItemModel(parent)
-    , m_rows(std::make_shared<const Rows>(Rows { NameTree(), std::vector<Totals>(1), false }))
+    , m_rows(emptyRows(false))
 { }
 
-std::shared_ptr<const TensorTreeModel::Rows> TensorTreeModel::prepare(const Checkpoint &checkpoint, bool flat)
+std::shared_ptr<const TensorTreeModel::Rows> TensorTreeModel::prepare(
+    const Checkpoint &checkpoint, bool flat, std::shared_ptr<const QuantView> quant)
 {
     const auto &tensors = checkpoint.tensors();
     std::vector<std::string_view> names;
@@ -47,7 +54,17 @@ std::shared_ptr<const TensorTreeModel::Rows> TensorTreeModel::prepare(const Chec
     auto rows = std::make_shared<Rows>();
     rows->flat = flat;
     rows->tree = NameTree::build(names, flat ? NameTree::Layout::Flat : NameTree::Layout::Tree);
-    rows->totals = rows->tree.sum<Totals>([&](std::size_t i) { return tensorTotals(*tensors[i].info); }, accumulate);
+    rows->totals = rows->tree.sum<Totals>(
+        [&](std::size_t i) {
+            Totals totals = tensorTotals(*tensors[i].info);
+            if (const std::ptrdiff_t w = quant ? quant->weightOfCodes(i) : -1; w >= 0)
+                totals.parameters = quant->weights()[static_cast<std::size_t>(w)].parameters;
+            else if (quant && quant->weightOfCompanion(i) >= 0)
+                totals.parameters = 0; // scales, zero-points, state: not parameters
+            return totals;
+        },
+        accumulate);
+    rows->quant = std::move(quant);
     return rows;
 }
 
@@ -55,13 +72,32 @@ void TensorTreeModel::setCheckpoint(std::shared_ptr<const Checkpoint> checkpoint
 {
     beginResetModel();
     m_checkpoint = std::move(checkpoint);
+    m_quant = rows ? rows->quant : nullptr; // another checkpoint's quantization never applies
     if (!m_checkpoint)
-        m_rows = std::make_shared<const Rows>(Rows { NameTree(), std::vector<Totals>(1), m_flat });
+        m_rows = emptyRows(m_flat);
     else if (rows && rows->flat == m_flat && rows->tree.leafCount() == m_checkpoint->tensors().size())
         m_rows = std::move(rows);
     else
-        m_rows = prepare(*m_checkpoint, m_flat);
+        m_rows = prepare(*m_checkpoint, m_flat, m_quant);
     endResetModel();
+}
+
+void TensorTreeModel::setQuantView(std::shared_ptr<const QuantView> view)
+{
+    if (view == m_quant)
+        return; // already counted in (the opening job prepared the rows with it)
+    beginResetModel();
+    m_quant = std::move(view);
+    m_rows = m_checkpoint ? prepare(*m_checkpoint, m_flat, m_quant)
+                          : emptyRows(m_flat);
+    endResetModel();
+}
+
+const QuantizedWeight *TensorTreeModel::weightOf(const NameTree::Node &node) const
+{
+    const std::ptrdiff_t w
+        = m_quant && node.leaf >= 0 ? m_quant->weightOfCodes(static_cast<std::size_t>(node.leaf)) : -1;
+    return w >= 0 ? &m_quant->weights()[static_cast<std::size_t>(w)] : nullptr;
 }
 
 void TensorTreeModel::setFlat(bool flat)
@@ -69,7 +105,10 @@ void TensorTreeModel::setFlat(bool flat)
     if (flat == m_flat)
         return;
     m_flat = flat;
-    setCheckpoint(m_checkpoint);
+    beginResetModel();
+    m_rows = m_checkpoint ? prepare(*m_checkpoint, m_flat, m_quant)
+                          : emptyRows(m_flat);
+    endResetModel();
 }
 
 const TensorTreeModel::Totals &TensorTreeModel::totalsOf(const QModelIndex &index) const
@@ -200,6 +239,10 @@ QVariant TensorTreeModel::data(const QModelIndex &index, int role) const
             return shownName(fullPath(index).toStdString(), 400);
         if (index.column() == SizeColumn)
             return tr("%1 bytes").arg(countText(totals.bytes));
+        if (const QuantizedWeight *w = weightOf(n); w && index.column() != ParametersColumn)
+            return tr("%1: stored as %2 %3, dequantized to %4")
+                .arg(toQString(w->name), toQString(std::string(dtypeName(infoOf(n)->dtype))),
+                    shapeText(infoOf(n)->shape), shapeText(w->logicalShape));
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() == ParametersColumn || index.column() == SizeColumn)
@@ -234,10 +277,14 @@ QVariant TensorTreeModel::displayData(const QModelIndex &index) const
         // Escaped and bounded: a name with newlines would make every row (uniform heights) as tall.
         return node.name.empty() ? tr("(empty)") : shownName(node.name, 200);
     case DTypeColumn:
+        if (const QuantizedWeight *w = weightOf(node))
+            return tr("%1 %2-bit").arg(toQString(std::string(quantSchemeName(w->scheme)))).arg(w->bits);
         if (std::popcount(totals.dtypeMask) == 1)
             return toQString(dtypeName(static_cast<DType>(std::countr_zero(totals.dtypeMask))));
         return totals.dtypeMask ? tr("mixed") : QString();
     case ShapeColumn:
+        if (const QuantizedWeight *w = weightOf(node))
+            return shapeText(w->logicalShape);
         return info ? shapeText(info->shape) : countNoun(totals.tensors, tr("tensor"), tr("tensors"));
     case ParametersColumn:
         return totals.parameters == UINT64_MAX ? tr("overflow") : countText(totals.parameters);

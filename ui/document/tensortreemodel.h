@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "core/quant/quantview.h"
 #include "core/text/nametree.h"
 
 #include <QAbstractItemModel>
@@ -46,15 +47,22 @@ public:
     // handed to setCheckpoint() ready.
     struct Rows {
         NameTree tree; // leaf i is Checkpoint::tensors()[i]
-        std::vector<Totals> totals; // per node
+        std::vector<Totals> totals; // per node, in effective parameters when `quant` is given
         bool flat = false;
+        std::shared_ptr<const QuantView> quant;
     };
-    static std::shared_ptr<const Rows> prepare(const Checkpoint &checkpoint, bool flat);
+    static std::shared_ptr<const Rows> prepare(
+        const Checkpoint &checkpoint, bool flat, std::shared_ptr<const QuantView> quant = {});
 
     explicit TensorTreeModel(QObject *parent = nullptr);
 
-    // `rows`: prepare(*checkpoint, isFlat()) done beforehand, or nullptr to build them here.
+    // `rows`: prepare(*checkpoint, isFlat(), quant) done beforehand (their quantization comes
+    // with them), or nullptr to build them here, without quantization.
     void setCheckpoint(std::shared_ptr<const Checkpoint> checkpoint, std::shared_ptr<const Rows> rows = {});
+    // The checkpoint's quantization: a quantized weight's codes show its scheme ("gptq 4-bit") as
+    // their dtype, its logical shape and its logical element count; companions count no
+    // parameters, so every total is in effective parameters. Null: every tensor as stored.
+    void setQuantView(std::shared_ptr<const QuantView> view);
     const std::shared_ptr<const Checkpoint> &checkpoint() const { return m_checkpoint; }
     void setFlat(bool flat);
     bool isFlat() const { return m_flat; }
@@ -79,6 +87,7 @@ public:
     Qt::ItemFlags flags(const QModelIndex &index) const override;
 
 private:
+    static std::shared_ptr<const Rows> emptyRows(bool flat);
     int nodeOf(const QModelIndex &index) const;
     const NameTree::Node &node(const QModelIndex &index) const { return m_rows->tree.node(nodeOf(index)); }
     const Totals &totalsOf(const QModelIndex &index) const;
@@ -87,6 +96,8 @@ private:
     QVariant sortKey(const QModelIndex &index) const;
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
+    std::shared_ptr<const QuantView> m_quant;
+    const QuantizedWeight *weightOf(const NameTree::Node &node) const; // the node's codes' weight, or null
     std::shared_ptr<const Rows> m_rows; // never null
     bool m_flat = false;
 };

@@ -14,13 +14,15 @@ namespace stb {
 // weigh more than ten; the least recently used go first.
 class AnalysisCache {
 public:
+    // `dequantized`: a quantized weight's dequantized values rather than its stored codes.
     struct Key {
         const TensorInfo *tensor = nullptr;
         unsigned bins = 0;
+        bool dequantized = false;
         friend bool operator==(const Key &, const Key &) = default;
         friend size_t qHash(const Key &key, size_t seed = 0) noexcept
         {
-            return qHashMulti(seed, key.tensor, key.bins);
+            return qHashMulti(seed, key.tensor, key.bins, key.dequantized);
         }
     };
 
@@ -28,13 +30,14 @@ public:
         : m_cache(maxBins)
     { }
 
-    const TensorAnalysis *find(const TensorInfo *tensor, unsigned bins) const
+    const TensorAnalysis *find(const TensorInfo *tensor, unsigned bins, bool dequantized = false) const
     {
-        return m_cache.object(Key { tensor, bins });
+        return m_cache.object(Key { tensor, bins, dequantized });
     }
-    void insert(const TensorInfo *tensor, unsigned bins, const TensorAnalysis &analysis)
+    void insert(
+        const TensorInfo *tensor, unsigned bins, const TensorAnalysis &analysis, bool dequantized = false)
     {
-        m_cache.insert(Key { tensor, bins }, new TensorAnalysis(analysis),
+        m_cache.insert(Key { tensor, bins, dequantized }, new TensorAnalysis(analysis),
             std::max<qsizetype>(16, static_cast<qsizetype>(analysis.histogram.counts.size())));
     }
     qsizetype size() const { return m_cache.size(); }

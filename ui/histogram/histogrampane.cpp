@@ -1,7 +1,9 @@
 #include "ui/histogram/histogrampane.h"
 
 #include "core/audit/auditreport.h"
+#include "core/quant/quantanalyzer.h"
 #include "core/stats/tensoranalyzer.h"
+#include "core/text/textformat.h"
 #include "ui/charts/histogramchart.h"
 #include "ui/common/qtformat.h"
 #include "ui/common/statuscolors.h"
@@ -44,6 +46,7 @@ HistogramPane::HistogramPane(std::shared_ptr<const Checkpoint> checkpoint, QWidg
     , m_title(new QLabel(this))
     , m_bins(new QComboBox(this))
     , m_log(new QCheckBox(tr("Log scale"), this))
+    , m_raw(new QCheckBox(tr("Raw codes"), this))
     , m_locate(new QToolButton(this))
     , m_progress(new QProgressBar(this))
     , m_stack(new QStackedWidget(this))
@@ -63,6 +66,7 @@ HistogramPane::HistogramPane(std::shared_ptr<const Checkpoint> checkpoint, QWidg
     top->addWidget(new QLabel(tr("Bins:"), this));
     top->addWidget(m_bins);
     top->addWidget(m_log);
+    top->addWidget(m_raw);
     // The same entries as the Values pane's Locate, which does the scan and shows the element.
     m_locate->setText(tr("Locate"));
     m_locate->setToolTip(
@@ -84,6 +88,8 @@ HistogramPane::HistogramPane(std::shared_ptr<const Checkpoint> checkpoint, QWidg
         m_bins->addItem(QLocale().toString(bins), bins);
     m_bins->setToolTip(tr("Number of equal-width bins between the smallest and largest finite value"));
     m_log->setToolTip(tr("Logarithmic counts: rare values (outliers, stray NaN neighbours) stay visible"));
+    m_raw->setToolTip(tr("A quantized weight's stored codes instead of its dequantized values"));
+    m_raw->hide();
     const QSettings settings;
     const int saved = m_bins->findData(settings.value(kBinsKey, kDefaultBins).toUInt());
     m_bins->setCurrentIndex(saved >= 0 ? saved : m_bins->findData(kDefaultBins));
@@ -116,6 +122,7 @@ HistogramPane::HistogramPane(std::shared_ptr<const Checkpoint> checkpoint, QWidg
         QSettings().setValue(kLogKey, on);
         m_chart->setLogarithmic(on);
     });
+    connect(m_raw, &QCheckBox::toggled, this, [this] { refresh(); });
     connect(&m_job, &JobTrackerBase::progressChanged, m_progress, &QProgressBar::setValue);
 }
 
@@ -158,6 +165,12 @@ void HistogramPane::showTensor(const Checkpoint::Tensor *tensor)
     refresh();
 }
 
+void HistogramPane::setQuantView(std::shared_ptr<const QuantView> view)
+{
+    m_quant = std::move(view);
+    refresh();
+}
+
 void HistogramPane::setStale(bool stale)
 {
     m_stale = stale;
@@ -197,8 +210,29 @@ void HistogramPane::refresh()
         return;
     }
     const TensorInfo &info = *m_tensor->info;
-    m_title->setText(shownName(info.name));
-    if (const TensorAnalysis *cached = m_cache.find(&info, bins())) {
+    // A recognised, decodable quantized weight: its dequantized values unless raw codes are asked for.
+    m_dequantizer.reset();
+    const auto tensorIndex = static_cast<std::size_t>(m_tensor - m_checkpoint->tensors().data());
+    const std::ptrdiff_t weight = m_quant ? m_quant->weightOfCodes(tensorIndex) : -1;
+    std::string reason;
+    const auto dequantizer = weight >= 0
+        ? Dequantizer::make(*m_checkpoint, m_quant->weights()[static_cast<std::size_t>(weight)], reason)
+        : std::nullopt;
+    m_raw->setVisible(dequantizer.has_value());
+    QString title = shownName(info.name);
+    if (dequantizer) {
+        const QuantizedWeight &w = m_quant->weights()[static_cast<std::size_t>(weight)];
+        m_scheme = tr("%1 %2-bit").arg(toQString(std::string(quantSchemeName(w.scheme)))).arg(w.bits);
+        if (!m_raw->isChecked()) {
+            m_dequantizer = dequantizer;
+            title = tr("%1 — dequantized %2 %3")
+                        .arg(shownName(w.name), m_scheme, toQString(formatShape(w.logicalShape)));
+        } else {
+            title = tr("%1 — raw %2 codes").arg(shownName(info.name), m_scheme);
+        }
+    }
+    m_title->setText(title);
+    if (const TensorAnalysis *cached = m_cache.find(&info, bins(), showsDequantized())) {
         showAnalysis(*cached);
         return;
     }
@@ -226,22 +260,34 @@ void HistogramPane::startJob()
     m_progress->setValue(0);
     m_progress->show();
     showMessage(tr("Scanning %1…").arg(shownName(info->name)));
+    const auto done
+        = [this, info, bins, dequantized = showsDequantized()](std::optional<TensorAnalysis> result) {
+              m_progress->hide();
+              if (!result) {
+                  showMessage(tr("The bytes of %1 could not be read: the file changed on disk.")
+                                  .arg(shownName(info->name)));
+                  return;
+              }
+              m_cache.insert(info, bins, *result, dequantized);
+              showAnalysis(*result);
+          };
+    if (m_dequantizer) {
+        // The Dequantizer points into the mappings, which the checkpoint it holds keeps alive.
+        m_job.start(
+            [checkpoint = m_checkpoint, dequantizer = *m_dequantizer, bins](
+                std::stop_token stop, const JobProgress &progress) {
+                return analyzeQuantized(dequantizer, AnalysisOptions { bins, 0 }, std::move(stop), progress);
+            },
+            done);
+        return;
+    }
     m_job.start(
         [file, info, bins](std::stop_token stop, const JobProgress &progress) {
             const StopFlag cancel(std::move(stop));
             return analyzeTensor(info->dtype, file->tensorBytes(*info), info->elementCount().value_or(0),
                 AnalysisOptions { bins, 0 }, cancel.get(), progress);
         },
-        [this, info, bins](std::optional<TensorAnalysis> result) {
-            m_progress->hide();
-            if (!result) {
-                showMessage(tr("The bytes of %1 could not be read: the file changed on disk.")
-                                .arg(shownName(info->name)));
-                return;
-            }
-            m_cache.insert(info, bins, *result);
-            showAnalysis(*result);
-        });
+        done);
 }
 
 void HistogramPane::cancelJob()

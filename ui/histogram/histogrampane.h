@@ -1,6 +1,8 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "core/quant/dequantizer.h"
+#include "core/quant/quantview.h"
 #include "ui/common/jobtracker.h"
 #include "ui/histogram/analysiscache.h"
 #include "ui/values/locatemenu.h"
@@ -48,6 +50,12 @@ public:
 
     // The tensor to show (from the cache, else scanned now); nullptr for a group or nothing.
     void showTensor(const Checkpoint::Tensor *tensor);
+    // The checkpoint's quantization: a recognised weight's codes are shown as its dequantized
+    // values unless the "Raw codes" box is ticked. Null: every tensor as stored.
+    void setQuantView(std::shared_ptr<const QuantView> view);
+    // Whether what is on screen (or being scanned) is a quantized weight's dequantized values.
+    bool showsDequantized() const { return m_dequantizer.has_value(); }
+    QCheckBox *rawCodesToggle() const { return m_raw; }
     // The file changed on disk: show what is cached, scan nothing more.
     void setStale(bool stale);
 
@@ -90,7 +98,10 @@ private:
     void showMessage(const QString &text);
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
+    std::shared_ptr<const QuantView> m_quant;
     const Checkpoint::Tensor *m_tensor = nullptr;
+    std::optional<Dequantizer> m_dequantizer; // the shown tensor's, when its values are dequantized
+    QString m_scheme; // "gptq 4-bit, [4096, 11008]" for the title
     AnalysisCache m_cache;
     TensorAnalysis m_analysis;
     bool m_shown = false;
@@ -101,6 +112,7 @@ private:
     QLabel *m_title;
     QComboBox *m_bins;
     QCheckBox *m_log;
+    QCheckBox *m_raw;
     QToolButton *m_locate;
     QProgressBar *m_progress;
     QStackedWidget *m_stack;

@@ -41,7 +41,10 @@ OpeningPage::OpeningPage(const QString &path, const QString &title, QWidget *par
             auto checkpoint = Checkpoint::open(file, *error, progress);
             if (!checkpoint || stop.stop_requested())
                 return std::nullopt;
-            auto rows = TensorTreeModel::prepare(*checkpoint, false);
+            // What the view would otherwise do on the GUI thread: recognise the quantization
+            // (reads config.json) and group and sum the names, seconds for a million tensors.
+            auto quant = std::make_shared<const QuantView>(QuantView::buildWithConfig(*checkpoint));
+            auto rows = TensorTreeModel::prepare(*checkpoint, false, std::move(quant));
             return Opened { std::move(checkpoint), std::move(rows) };
         },
         [this, error](std::optional<Opened> result) {

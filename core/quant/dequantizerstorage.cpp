@@ -1,0 +1,176 @@
+// Dequantizer, part three: decoding in storage order for the statistics. A GPTQ or AWQ weight
+// is packed along a dimension its logical rows cross, so logical order reads one word per
+// `out` words; storage order reads every word once, in memory order, with the group's scales
+// and zero-points converted beforehand, in runs the vectorizer handles (dequantruns.h).
+#include "core/quant/dequantizer.h"
+
+#include "core/io/busguard.h"
+#include "core/quant/dequantruns.h"
+#include "core/quant/valueloads.h"
+
+#include <algorithm>
+
+namespace stb {
+
+using namespace quant;
+
+namespace {
+
+// AWQ: nibble slot s of a word holds output column 8·(o/8) + kAwqOrder[s] (AutoAWQ's order_map).
+constexpr unsigned kAwqOrder[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
+
+struct StorageJob {
+    const Dequantizer *self;
+    std::uint64_t first, n;
+    float *out;
+    DequantScratch *scratch;
+};
+
+} // namespace
+
+float Dequantizer::blockScale(std::uint64_t block) const
+{
+    const auto *scales = reinterpret_cast<const std::uint8_t *>(m_scale.data);
+    if (m_scheme == QuantScheme::Mxfp4)
+        return m_table[scales[block]];
+    if (m_nestedAbsmax.data)
+        return m_table[scales[block]] * floatAt(DType::F32, m_nestedAbsmax.data, block / m_nestedBlock)
+            + m_nestedOffset;
+    return scaleAt(block);
+}
+
+// GPTQ: the scales and zero-points of group `group` for every output o, at [o]. AWQ: for every
+// nibble slot s and word w of a row, at [s · words + w], the order storageGrouped reads codes in.
+void Dequantizer::loadGroup(std::uint64_t group, DequantScratch &scratch) const
+{
+    const std::uint64_t outputs = m_rows;
+    scratch.scales.resize(outputs);
+    scratch.zeros.resize(outputs);
+    if (m_scheme == QuantScheme::Gptq) {
+        const unsigned pack = 32 / m_bits;
+        const std::uint32_t mask = (1u << m_bits) - 1;
+        const float plusOne = m_zeroPlusOne ? 1.0f : 0.0f;
+        for (std::uint64_t o = 0; o < outputs; ++o) {
+            scratch.scales[o] = scaleAt(group * outputs + o);
+            const std::uint32_t word = wordAt(m_zeros.data, group * m_zeroCols + o / pack);
+            scratch.zeros[o] = static_cast<float>((word >> (m_bits * (o % pack))) & mask) + plusOne;
+        }
+    } else {
+        const std::uint64_t words = outputs / 8;
+        for (unsigned s = 0; s < 8; ++s) {
+            for (std::uint64_t w = 0; w < words; ++w) {
+                scratch.scales[s * words + w] = scaleAt(group * outputs + 8 * w + kAwqOrder[s]);
+                scratch.zeros[s * words + w]
+                    = static_cast<float>((wordAt(m_zeros.data, group * m_zeroCols + w) >> (4 * s)) & 15u);
+            }
+        }
+    }
+    scratch.group = group;
+}
+
+// Storage position k is input i = k / out, then (GPTQ) output k % out, or (AWQ) nibble slot and
+// word of row i: each run is one shift over consecutive words.
+void Dequantizer::storageGrouped(
+    std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const
+{
+    const std::uint64_t outputs = m_rows;
+    const bool gptq = m_scheme == QuantScheme::Gptq;
+    const unsigned pack = 32 / m_bits;
+    const std::uint32_t mask = (1u << m_bits) - 1;
+    const std::uint64_t words = outputs / 8; // AWQ words per row
+    while (n) {
+        const std::uint64_t i = first / outputs, r = first % outputs;
+        const std::uint64_t group
+            = m_groupIndex.data ? static_cast<std::uint64_t>(int32At(m_groupIndex.data, i)) : i / m_groupSize;
+        if (group != scratch.group)
+            loadGroup(group, scratch);
+        std::uint64_t take, word, at;
+        unsigned shift;
+        if (gptq) {
+            take = std::min(n, outputs - r);
+            word = (i / pack) * outputs + r;
+            shift = m_bits * static_cast<unsigned>(i % pack);
+            at = r;
+        } else {
+            const std::uint64_t slot = r / words, w = r % words;
+            take = std::min(n, words - w);
+            word = i * words + w;
+            shift = 4 * static_cast<unsigned>(slot);
+            at = r;
+        }
+        affineRun(m_codes.data + 4 * word, shift, mask, scratch.zeros.data() + at, scratch.scales.data() + at,
+            take, out);
+        out += take;
+        first += take;
+        n -= take;
+    }
+}
+
+// Whole blocks: their low nibbles, then their high ones; the last, partial block (when the
+// block size does not divide the elements) in logical order.
+void Dequantizer::storageFlat(std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const
+{
+    const std::uint64_t block = m_scheme == QuantScheme::Mxfp4 ? 32 : m_groupSize, half = block / 2;
+    const std::uint64_t wholeEnd = m_elements / block * block, end = first + n;
+    const auto *codes = reinterpret_cast<const std::uint8_t *>(m_codes.data);
+    const auto one = [&](std::uint64_t p) {
+        const std::uint64_t b = p / block, j = p % block;
+        const std::uint8_t byte = codes[b * half + j % half];
+        return m_fourBit[j < half ? (byte & 15) : (byte >> 4)] * blockScale(b);
+    };
+    std::uint64_t p = first;
+    for (; p < std::min(end, wholeEnd) && p % block; ++p)
+        *out++ = one(p);
+    while (p + block <= std::min(end, wholeEnd)) {
+        const std::uint64_t b0 = p / block,
+                            blocks = std::min(kBlocksPerRun, (std::min(end, wholeEnd) - p) / block);
+        scratch.scales.resize(blocks);
+        for (std::uint64_t b = 0; b < blocks; ++b)
+            scratch.scales[b] = blockScale(b0 + b);
+        nibbleBlocksRun(codes + b0 * half, m_fourBit.data(), scratch.scales.data(), blocks, half, out);
+        out += blocks * block;
+        p += blocks * block;
+    }
+    for (; p < std::min(end, wholeEnd); ++p)
+        *out++ = one(p);
+    if (p < end)
+        decodeFlat(p, end - p, out);
+}
+
+void Dequantizer::decodeStorage(
+    std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const
+{
+    if (scratch.owner != this) {
+        scratch.owner = this;
+        scratch.group = UINT64_MAX;
+    }
+    switch (m_scheme) {
+    case QuantScheme::Gptq:
+    case QuantScheme::Awq:
+        storageGrouped(first, n, out, scratch);
+        return;
+    case QuantScheme::Mxfp4:
+    case QuantScheme::BnbNf4:
+    case QuantScheme::BnbFp4:
+        scratch.group = UINT64_MAX; // the scales hold blocks' scales, not a group's
+        storageFlat(first, n, out, scratch);
+        return;
+    default:
+        decode(first, n, out); // storage order is logical order
+        return;
+    }
+}
+
+bool Dequantizer::decodeStorageGuarded(
+    std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const
+{
+    StorageJob job { this, first, n, out, &scratch };
+    return runGuarded(
+        [](void *c) {
+            auto &j = *static_cast<StorageJob *>(c);
+            j.self->decodeStorage(j.first, j.n, j.out, *j.scratch);
+        },
+        &job);
+}
+
+} // namespace stb

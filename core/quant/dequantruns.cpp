@@ -1,0 +1,176 @@
+// Built with -O3 (core/CMakeLists.txt): the bodies are plain loops the vectorizer turns into
+// 16-wide code inside the AVX-512 wrappers and into SSE code inside the portable ones. The
+// bodies are always inlined into both, so each is compiled for its wrapper's target.
+#include "core/quant/dequantruns.h"
+
+#include "core/stats/kernels/avx512.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define STB_WIDE_RUNS 1
+#define STB_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#define STB_BODY [[gnu::always_inline]] inline
+#else
+#define STB_WIDE_RUNS 0
+#define STB_AVX512
+#define STB_BODY inline
+#endif
+
+namespace stb::quant {
+
+namespace {
+
+STB_BODY void affineBody(const std::byte *__restrict words, unsigned shift, std::uint32_t mask,
+    const float *__restrict zeros, const float *__restrict scales, std::size_t n, float *__restrict out)
+{
+    for (std::size_t k = 0; k < n; ++k) {
+        std::uint32_t word;
+        std::memcpy(&word, words + 4 * k, 4);
+        out[k] = (static_cast<float>((word >> shift) & mask) - zeros[k]) * scales[k];
+    }
+}
+
+STB_BODY void tableBody(const std::uint8_t *__restrict codes, const float *__restrict table, float scale,
+    std::size_t n, float *__restrict out)
+{
+    for (std::size_t k = 0; k < n; ++k)
+        out[k] = table[codes[k]] * scale;
+}
+
+STB_BODY void e4m3Body(
+    const std::uint8_t *__restrict codes, float scale, std::size_t n, float *__restrict out)
+{
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::uint32_t c = codes[k], magnitude = c & 0x7fu;
+        // Exponent bias 7 becomes 127: e + 120 above the three mantissa bits. Selected by masks,
+        // not branches, so that the loop stays a vector loop.
+        const std::uint32_t normal = (magnitude << 20) + (120u << 23);
+        const std::uint32_t subnormal = std::bit_cast<std::uint32_t>(static_cast<float>(magnitude) * 0x1p-9f);
+        const std::uint32_t isNormal = 0u - static_cast<std::uint32_t>(magnitude >= 8);
+        const std::uint32_t isNan = 0u - static_cast<std::uint32_t>(magnitude == 0x7fu);
+        std::uint32_t bits = (normal & isNormal) | (subnormal & ~isNormal);
+        bits = (bits & ~isNan) | (0x7fc00000u & isNan);
+        out[k] = std::bit_cast<float>(bits | ((c & 0x80u) << 24)) * scale;
+    }
+}
+
+STB_BODY void int8Body(const std::int8_t *__restrict codes, float scale, std::size_t n, float *__restrict out)
+{
+    for (std::size_t k = 0; k < n; ++k)
+        out[k] = static_cast<float>(codes[k]) * scale;
+}
+
+STB_BODY void nibbleBody(const std::uint8_t *__restrict codes, const float *__restrict table16,
+    const float *__restrict scales, std::size_t blocks, std::size_t blockBytes, float *__restrict out)
+{
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::uint8_t *__restrict in = codes + b * blockBytes;
+        float *__restrict low = out + 2 * b * blockBytes;
+        float *__restrict high = low + blockBytes;
+        const float s = scales[b];
+        for (std::size_t k = 0; k < blockBytes; ++k) {
+            low[k] = table16[in[k] & 15] * s;
+            high[k] = table16[in[k] >> 4] * s;
+        }
+    }
+}
+
+STB_AVX512 void affineWide(const std::byte *words, unsigned shift, std::uint32_t mask, const float *zeros,
+    const float *scales, std::size_t n, float *out)
+{
+    affineBody(words, shift, mask, zeros, scales, n, out);
+}
+
+STB_AVX512 void tableWide(
+    const std::uint8_t *codes, const float *table, float scale, std::size_t n, float *out)
+{
+    tableBody(codes, table, scale, n, out);
+}
+
+STB_AVX512 void e4m3Wide(const std::uint8_t *codes, float scale, std::size_t n, float *out)
+{
+    e4m3Body(codes, scale, n, out);
+}
+
+STB_AVX512 void int8Wide(const std::int8_t *codes, float scale, std::size_t n, float *out)
+{
+    int8Body(codes, scale, n, out);
+}
+
+// The 16-entry table sits in one register: a permute per 16 codes instead of a gather.
+STB_AVX512 void nibbleWide(const std::uint8_t *codes, const float *table16, const float *scales,
+    std::size_t blocks, std::size_t blockBytes, float *out)
+{
+#if STB_WIDE_RUNS
+    if (blockBytes % 16 == 0) {
+        const __m512 table = _mm512_loadu_ps(table16);
+        const __m512i fifteen = _mm512_set1_epi32(15);
+        for (std::size_t b = 0; b < blocks; ++b) {
+            const std::uint8_t *in = codes + b * blockBytes;
+            float *low = out + 2 * b * blockBytes, *high = low + blockBytes;
+            const __m512 s = _mm512_set1_ps(scales[b]);
+            for (std::size_t k = 0; k < blockBytes; k += 16) {
+                const __m512i bytes
+                    = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(in + k)));
+                const __m512i lo = _mm512_and_si512(bytes, fifteen), hi = _mm512_srli_epi32(bytes, 4);
+                _mm512_storeu_ps(low + k, _mm512_mul_ps(_mm512_permutexvar_ps(lo, table), s));
+                _mm512_storeu_ps(high + k, _mm512_mul_ps(_mm512_permutexvar_ps(hi, table), s));
+            }
+        }
+        return;
+    }
+#endif
+    nibbleBody(codes, table16, scales, blocks, blockBytes, out);
+}
+
+} // namespace
+
+void affineRun(const std::byte *words, unsigned shift, std::uint32_t mask, const float *zeros,
+    const float *scales, std::size_t n, float *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        affineWide(words, shift, mask, zeros, scales, n, out);
+    else
+        affineBody(words, shift, mask, zeros, scales, n, out);
+}
+
+void tableRun(const std::uint8_t *codes, const float *table, float scale, std::size_t n, float *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        tableWide(codes, table, scale, n, out);
+    else
+        tableBody(codes, table, scale, n, out);
+}
+
+void e4m3Run(const std::uint8_t *codes, float scale, std::size_t n, float *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        e4m3Wide(codes, scale, n, out);
+    else
+        e4m3Body(codes, scale, n, out);
+}
+
+void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        int8Wide(codes, scale, n, out);
+    else
+        int8Body(codes, scale, n, out);
+}
+
+void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const float *scales, std::size_t blocks,
+    std::size_t blockBytes, float *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        nibbleWide(codes, table16, scales, blocks, blockBytes, out);
+    else
+        nibbleBody(codes, table16, scales, blocks, blockBytes, out);
+}
+
+} // namespace stb::quant

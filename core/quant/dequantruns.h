@@ -1,0 +1,35 @@
+#pragma once
+
+// The innermost dequantizing loops, over one contiguous run of codes that share their layout:
+// branch-free and written for the vectorizer. Each is compiled twice, portable and for AVX-512
+// (picked per call by kernels::avx512::enabled(), so tests can switch the wide ones off), in a
+// file built with -O3. Every run gives exactly the floats the per-element loops of
+// dequantizerkernels.cpp give: the same operations in the same order.
+#include <cstddef>
+#include <cstdint>
+
+namespace stb::quant {
+
+// out[k] = (float((word[k] >> shift) & mask) - zeros[k]) * scales[k], word[k] the k-th
+// little-endian 32-bit word at `words` (GPTQ and AWQ in storage order).
+void affineRun(const std::byte *words, unsigned shift, std::uint32_t mask, const float *zeros,
+    const float *scales, std::size_t n, float *out);
+
+// out[k] = table[codes[k]] * scale (FP8 of every granularity).
+void tableRun(const std::uint8_t *codes, const float *table, float scale, std::size_t n, float *out);
+// The same for F8_E4M3 codes, decoded by arithmetic instead of a table (no gather): normal codes
+// by moving their exponent and mantissa into a float's, subnormal ones as m · 2^-9, 0x7f and 0xff
+// as NaN. Equal to tableRun over decodeCode(F8_E4M3)'s table.
+void e4m3Run(const std::uint8_t *codes, float scale, std::size_t n, float *out);
+
+// out[k] = float(codes[k]) * scale (bitsandbytes int8).
+void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out);
+
+// Blocks of 4-bit codes, two a byte, each block of `blockBytes` bytes sharing scales[b]: block
+// b's low nibbles to out[2·b·blockBytes …], then its high nibbles after them (storage order
+// for statistics; MXFP4 and bitsandbytes 4-bit differ only in which nibble comes first, which
+// the order of a multiset does not see).
+void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const float *scales, std::size_t blocks,
+    std::size_t blockBytes, float *out);
+
+} // namespace stb::quant
