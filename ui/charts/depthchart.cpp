@@ -90,6 +90,21 @@ QString DepthChart::pointText(int line, int position) const
         .arg(std::isfinite(value) ? QString::number(value, 'g', 6) : u"\u2014"_s);
 }
 
+namespace {
+
+// The smallest of 1, 2, 5, 10, 20, 50 … of which five steps cover `span`.
+double roundStep(double span)
+{
+    for (double scale = 1;; scale *= 10) {
+        for (const double base : { 1.0, 2.0, 5.0 }) {
+            if (base * scale * 5 >= span)
+                return base * scale;
+        }
+    }
+}
+
+} // namespace
+
 QColor DepthChart::lineColor(int line)
 {
     // Ten qualitative colours that stay apart from each other (Tableau 10), then hues a golden
@@ -196,12 +211,18 @@ void DepthChart::rebuild()
         return;
     }
     const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(std::abs(hi) * 0.05, 1e-12);
-    yAxis->setRange(lo - pad, hi + pad);
+    // Never below zero for values that cannot be negative (rms, abs_max, counts, fractions): the
+    // nice ticks would otherwise spend half the plot on an empty negative range.
+    yAxis->setRange(lo >= 0 ? std::max(0.0, lo - pad) : lo - pad, hi + pad);
     yAxis->applyNiceNumbers(); // ticks at round values (0.05, 0.1 …), not at raw ends
     yAxis->setLabelFormat(u"%g"_s);
     xAxis->setRange(
         static_cast<double>(m_x.front()), static_cast<double>(std::max(m_x.back(), m_x.front() + 1)));
-    xAxis->setTickCount(std::min<int>(9, std::max<int>(2, static_cast<int>(m_x.size()))));
+    // Ticks at round block numbers, about five of them, so the labels fit a narrow chart instead
+    // of being elided to "…".
+    xAxis->setTickType(QValueAxis::TicksDynamic);
+    xAxis->setTickAnchor(0);
+    xAxis->setTickInterval(roundStep(static_cast<double>(m_x.back() - m_x.front())));
     applyPalette(chart, palette());
     auto *view = static_cast<QChartView *>(m_view);
     QChart *old = view->chart();
