@@ -4,15 +4,20 @@
 #include "ui/shell/documentarea.h"
 #include "ui/shell/mainwindow.h"
 
+#include "core/io/openfilelimit.h"
+#include "core/text/escape.h"
+
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include <cstdio>
 #include <memory>
 
 using namespace Qt::StringLiterals;
 
 int main(int argc, char **argv)
 {
+    stb::raiseOpenFileLimit(); // headroom for models of many shards and many tabs
     QApplication app(argc, argv);
     QApplication::setOrganizationName(u"safetensors-browser"_s);
     QApplication::setApplicationName(u"safetensors-browser"_s);
@@ -37,6 +42,15 @@ int main(int argc, char **argv)
     parser.addOption(compare);
     parser.process(app);
 
+    static const QStringList panes { u"overview"_s, u"layout"_s, u"hex"_s, u"metadata"_s, u"diagnostics"_s,
+        u"histogram"_s, u"values"_s, u"heatmap"_s }; // in CheckpointView::Pane order
+    // A pane we do not have is a usage error, said before any window opens.
+    if (parser.isSet(pane) && !panes.contains(parser.value(pane))) {
+        std::fprintf(stderr, "safetensors-browser: --pane takes one of: %s (not \"%s\")\n",
+            qPrintable(panes.join(u", "_s)), stb::escapeText(parser.value(pane).toStdString()).c_str());
+        return 2;
+    }
+
     if (parser.isSet(compare)) {
         if (parser.positionalArguments().size() != 2)
             parser.showHelp(2);
@@ -55,8 +69,6 @@ int main(int argc, char **argv)
         window.openSample();
     else
         window.openFiles(parser.positionalArguments());
-    static const QStringList panes { u"overview"_s, u"layout"_s, u"hex"_s, u"metadata"_s, u"diagnostics"_s,
-        u"histogram"_s, u"values"_s, u"heatmap"_s }; // in CheckpointView::Pane order
     // Files open in the background: --select and --pane apply to the first one once it is in.
     const QString selected = parser.isSet(select) ? parser.value(select) : QString();
     const int paneIndex = panes.indexOf(parser.value(pane));

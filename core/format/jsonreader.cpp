@@ -1,6 +1,8 @@
 #include "core/format/jsonreader.h"
 
 #include "core/format/jsonnumber.h"
+#include "core/format/utf8.h"
+#include "core/text/escape.h"
 
 #include <cstdint>
 #include <string>
@@ -98,7 +100,10 @@ bool JsonReader::expect(char c, const char *what)
     }
     if (m_pos >= m_text.size())
         return fail(std::string("the JSON ends where ") + what + " was expected", m_pos);
-    return fail(std::string("expected ") + what + " but found '" + m_text[m_pos] + "'", m_pos);
+    // The character quoted whole (one byte when it is not valid UTF-8), escaped: it is hostile.
+    const std::size_t length = std::max<std::size_t>(1, utf8SequenceLength(m_text, m_pos));
+    return fail(std::string("expected ") + what + " but found '" + escapeText(m_text.substr(m_pos, length)) + "'",
+                m_pos);
 }
 
 bool JsonReader::enterContainer(char open)

@@ -20,9 +20,8 @@ bool isPlainShardName(std::string_view name)
         return false;
     if (name.find_first_of(std::string_view("/\\\0", 3)) != std::string_view::npos)
         return false;
-    if (name.find("..") != std::string_view::npos)
-        return false;
-    // Any ':' is refused, not only a well-formed URL scheme ("file:", "https:"): no shard name
+    // Without a separator ".." can only be a whole component when it is the whole name (above):
+    // "model..safetensors" is a plain name. Any ':' is refused, not only a well-formed URL scheme ("file:", "https:"): no shard name
     // that transformers writes holds one, and it would mean a drive or stream on other systems.
     return name.find(':') == std::string_view::npos;
 }

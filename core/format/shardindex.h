@@ -29,8 +29,9 @@ struct ShardIndex {
 ShardIndex parseShardIndex(std::string_view json);
 
 // True when a shard name from an index is a plain file name next to the index: not empty, no
-// path separator, not "." or "..", no "..", no URL scheme, no NUL. Anything else is refused,
-// never followed.
+// path separator, not "." or "..", no URL scheme, no NUL. Anything else is refused, never
+// followed. Without a separator ".." can only be the whole name, so "model..safetensors" (a
+// name Hugging Face tools do write) is plain.
 bool isPlainShardName(std::string_view name);
 
 } // namespace stb

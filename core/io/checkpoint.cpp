@@ -4,6 +4,9 @@
 #include "core/io/busguard.h"
 #include "core/text/textformat.h"
 
+#include <cstdlib>
+#include <memory>
+#include <sys/stat.h>
 #include <unordered_map>
 
 namespace stb {
@@ -14,6 +17,17 @@ std::string folderOf(const std::string &path)
 {
     const auto slash = path.rfind('/');
     return slash == std::string::npos ? std::string(".") : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+// Where a shard that is a symbolic link really is (Hugging Face's cache links each snapshot's
+// files into blobs/, outside the index's folder): followed, and shown. Empty when not a link.
+std::string linkTarget(const std::string &path)
+{
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode))
+        return {};
+    std::unique_ptr<char, decltype(&std::free)> resolved(::realpath(path.c_str(), nullptr), &std::free);
+    return resolved ? std::string(resolved.get()) : std::string();
 }
 
 } // namespace
@@ -34,6 +48,7 @@ std::shared_ptr<const Checkpoint> Checkpoint::open(const std::string &path, std:
             return nullptr;
         checkpoint->m_shards.push_back(file);
         checkpoint->m_shardNames.push_back(path.substr(path.rfind('/') + 1));
+        checkpoint->m_shardTargets.push_back(linkTarget(path));
         for (const auto &t : file->header().tensors)
             checkpoint->m_tensors.push_back({&t, 0});
         return checkpoint;
@@ -43,11 +58,15 @@ std::shared_ptr<const Checkpoint> Checkpoint::open(const std::string &path, std:
     auto mapping = MappedFile::open(path, error);
     if (!mapping)
         return nullptr;
-    // Real indexes are kilobytes to a few megabytes; refuse to copy anything absurd.
+    // Real indexes are kilobytes to a few megabytes; refuse to copy anything absurd. That is a
+    // finding about the model (a rule broken), not a file we could not read.
     if (mapping->size() > kMaxHeaderLength) {
-        error = "the index is " + std::to_string(mapping->size()) + " bytes: more than any real index (limit "
-            + std::to_string(kMaxHeaderLength) + ")";
-        return nullptr;
+        checkpoint->m_diagnostics.add(diagnose(Rule::IndexTooLarge,
+                                               "the index is " + formatCount(mapping->size())
+                                                   + " bytes: too large for an index (limit "
+                                                   + formatCount(kMaxHeaderLength) + " bytes); not read",
+                                               0));
+        return checkpoint;
     }
     std::string json(static_cast<std::size_t>(mapping->size()), '\0');
     if (!guardedCopy(std::as_writable_bytes(std::span(json)), mapping->bytes())) {
@@ -93,6 +112,7 @@ void Checkpoint::openShards(const std::string &folder)
                                        entry.offset, entry.tensor));
         m_shards.push_back(std::move(files[s]));
         m_shardNames.push_back(entry.shard);
+        m_shardTargets.push_back(linkTarget(folder + "/" + entry.shard));
     }
 }
 

@@ -33,6 +33,9 @@ public:
     // One entry per shard file (one for a single file); nullptr where a shard could not be read.
     const std::vector<std::shared_ptr<const SafetensorsFile>> &shards() const { return m_shards; }
     const std::vector<std::string> &shardNames() const { return m_shardNames; }
+    // Per shard: the resolved path when the shard is a symbolic link (followed, wherever it
+    // points), else empty.
+    const std::vector<std::string> &shardTargets() const { return m_shardTargets; }
     const std::vector<Tensor> &tensors() const { return m_tensors; }
     // Index problems and index-vs-shard inconsistencies (empty for a single file). Each shard's
     // own header diagnostics are in shards()[i]->header().
@@ -70,6 +73,7 @@ private:
     ShardIndex m_index;
     std::vector<std::shared_ptr<const SafetensorsFile>> m_shards;
     std::vector<std::string> m_shardNames;
+    std::vector<std::string> m_shardTargets;
     std::vector<Tensor> m_tensors;
     DiagnosticList m_diagnostics;
 };
