@@ -54,9 +54,15 @@ public:
 
 private:
     Checkpoint() = default;
-    // Name -> shard that holds it; name -> its (last) weight_map entry.
+    // Name -> shard that holds it.
     using TensorLocations = std::unordered_map<std::string_view, std::size_t>;
-    using IndexListing = std::unordered_map<std::string_view, const ShardIndex::Entry *>;
+    // The weight_map entries that count (the last of each name), as entry numbers sorted by
+    // name, and per entry whether it is one of them: 4 bytes and a bit an entry, where a hash
+    // map of names cost some 60.
+    struct IndexListing {
+        std::vector<std::uint32_t> byName;
+        std::vector<bool> counts;
+    };
 
     void openShards(const std::string &folder);
     // The index against its shards (not to be confused with the value audit, core/audit):
@@ -74,6 +80,7 @@ private:
     std::vector<std::shared_ptr<const SafetensorsFile>> m_shards;
     std::vector<std::string> m_shardNames;
     std::vector<std::string> m_shardTargets;
+    std::vector<std::size_t> m_shardOfIndexShard; // ShardIndex::shards -> m_shards (npos: refused)
     std::vector<Tensor> m_tensors;
     DiagnosticList m_diagnostics;
 };

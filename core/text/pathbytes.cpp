@@ -6,35 +6,6 @@ namespace stb {
 
 namespace {
 
-char32_t decode(const unsigned char *s, std::size_t length)
-{
-    if (length == 1)
-        return s[0];
-    char32_t c = s[0] & (0xFF >> (length + 1));
-    for (std::size_t k = 1; k < length; ++k)
-        c = (c << 6) | (s[k] & 0x3F);
-    return c;
-}
-
-void appendUtf8(std::string &out, char32_t c)
-{
-    if (c < 0x80) {
-        out += static_cast<char>(c);
-    } else if (c < 0x800) {
-        out += static_cast<char>(0xC0 | (c >> 6));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-        out += static_cast<char>(0xE0 | (c >> 12));
-        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (c >> 18));
-        out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-}
-
 constexpr char16_t kEscapeBase = 0xDC80; // U+DC80 + byte, for bytes 0x80–0xFF
 
 } // namespace
@@ -52,7 +23,7 @@ std::u16string pathToUtf16(std::string_view bytes)
             ++i;
             continue;
         }
-        const char32_t c = decode(s + i, length);
+        const char32_t c = decodeUtf8(s + i, length);
         if (c < 0x10000) {
             out += static_cast<char16_t>(c);
         } else {
