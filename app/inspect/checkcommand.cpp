@@ -66,13 +66,16 @@ int runCheck(const Invocation &invocation)
             if (d.isError())
                 printLine("  " + verdictLine(path, &d, 0));
         }
+        if (const std::size_t dropped = checkpoint->diagnostics().dropped())
+            printLine("  and " + formatCount(dropped) + " more (only the first "
+                      + formatCount(DiagnosticList::kCap) + " are listed)");
         if (checkpoint->valid())
             printLine(printable(path) + ": valid (" + std::to_string(checkpoint->tensors().size()) + " tensors in "
                       + std::to_string(checkpoint->shards().size()) + " shards)");
         else {
             const std::size_t problems = checkpoint->problemCount();
             const Diagnostic *first = checkpoint->firstError();
-            printLine(verdictLine(path, first, 0) + " (" + std::to_string(problems) + " problem"
+            printLine(verdictLine(path, first, 0) + " (" + formatCount(problems) + " problem"
                       + (problems == 1 ? "" : "s") + " in all)");
         }
     }

@@ -282,7 +282,7 @@ const Diagnostic *Checkpoint::firstError() const
 
 std::size_t Checkpoint::problemCount() const
 {
-    std::size_t count = 0;
+    std::size_t count = m_diagnostics.dropped(); // every index finding is an error
     for (const auto &d : m_diagnostics)
         count += d.isError();
     for (const auto &s : m_shards)

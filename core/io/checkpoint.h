@@ -46,7 +46,7 @@ public:
     bool valid() const;
     // The first problem: an index problem, else the first invalid shard's verdict; nullptr if valid.
     const Diagnostic *firstError() const;
-    // Index problems plus invalid or unreadable shards.
+    // Index problems (those past the 10,000 kept included) plus invalid or unreadable shards.
     std::size_t problemCount() const;
     std::uint64_t totalTensorBytes() const;
     std::uint64_t totalFileBytes() const;

@@ -275,6 +275,26 @@ private slots:
         QVERIFY(terminalSafe(located.out));
     }
 
+    // Item 12: an index of many problems lists the first 10,000 and counts the rest.
+    void indexProblemsCapped()
+    {
+        std::string error;
+        const std::vector<TensorSpec> specs = { { "t0", DType::F32, { 1 } } };
+        QVERIFY(writeFile(raw("one.safetensors"), specs, Data { f32(1) }, {}, error));
+        const QByteArray index = path("capped.safetensors.index.json");
+        std::string map = R"("t0":"one.safetensors")";
+        for (int i = 1; i <= 10'005; ++i)
+            map += ",\"gone." + std::to_string(i) + "\":\"one.safetensors\"";
+        std::ofstream(index.toStdString()) << R"({"weight_map":{)" << map << "}}";
+        const auto run = test::runInspectRaw({ "check", index });
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.out.contains("  and 5 more (only the first 10,000 are listed)\n"), run.out.right(600).constData());
+        QVERIFY2(run.out.contains("(10,005 problems in all)"), run.out.right(300).constData());
+        QCOMPARE(run.out.count("index-missing-tensor"), 10'001); // 10,000 listed and the verdict
+        const auto json = test::runInspectRaw({ "check", "--json", index });
+        QCOMPARE(QJsonDocument::fromJson(json.out).object()[u"diagnostic_count"_s].toInt(), 10'005);
+    }
+
     // Item 6: ".." inside a name is not a path component.
     void dotDotInsideShardName()
     {
