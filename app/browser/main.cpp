@@ -1,4 +1,5 @@
 // safetensors-browser: opens the files it is given, or the bundled sample model.
+#include "ui/common/qtformat.h"
 #include "ui/document/checkpointview.h"
 #include "ui/compare/comparewindow.h"
 #include "ui/shell/documentarea.h"
@@ -40,7 +41,11 @@ int main(int argc, char **argv)
     parser.addOption(pane);
     const QCommandLineOption compare(u"compare"_s, u"Compare two checkpoints side by side: --compare A B."_s);
     parser.addOption(compare);
-    parser.process(app);
+    // From argv, not QApplication::arguments(): a path's bytes survive (core/text/pathbytes.h).
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << stb::pathToQString(argv[i]);
+    parser.process(arguments);
 
     static const QStringList panes { u"overview"_s, u"layout"_s, u"hex"_s, u"metadata"_s, u"diagnostics"_s,
         u"histogram"_s, u"values"_s, u"heatmap"_s }; // in CheckpointView::Pane order

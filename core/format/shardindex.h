@@ -23,20 +23,18 @@ struct ShardIndex {
         std::uint32_t nameLength = 0;
         std::uint32_t shard = 0; // index into shards
     };
-    std::vector<Entry> weightMap;                               // in file order, repeats kept
-    std::string names;                                          // every entry's tensor name, end to end
-    std::vector<std::string> shards;                            // distinct shard names, first mention first
-    std::vector<std::pair<std::string, std::string>> metadata;  // key -> value as JSON text
+    std::vector<Entry> weightMap;                              // in file order, repeats kept
+    std::string names;                                         // every entry's tensor name, end to end
+    std::vector<std::string> shards;                           // distinct shard names, first mention first
+    std::vector<std::pair<std::string, std::string>> metadata; // key -> value as JSON text
     std::optional<std::uint64_t> totalSize;
-    DiagnosticList diagnostics;                                 // Rule::IndexJson errors
+    DiagnosticList diagnostics;                                // Rule::IndexJson errors
 
-    std::string_view tensor(const Entry &entry) const { return std::string_view(names).substr(entry.nameStart, entry.nameLength); }
+    std::string_view tensor(const Entry &entry) const
+    {
+        return std::string_view(names).substr(entry.nameStart, entry.nameLength);
+    }
     const std::string &shard(const Entry &entry) const { return shards[entry.shard]; }
-};
-    std::vector<Entry> weightMap;                                // in file order, repeats kept
-    std::vector<std::pair<std::string, std::string>> metadata;  // key -> value as JSON text
-    std::optional<std::uint64_t> totalSize;
-    DiagnosticList diagnostics;                                 // Rule::IndexJson errors
 };
 
 // Parses index JSON (pure; no I/O). Problems are Rule::IndexJson errors.

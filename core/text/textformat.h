@@ -10,7 +10,10 @@ namespace stb {
 
 // Text helpers shared by the CLI and the GUI, so both print the same words.
 
-// "[4096, 4096]"; "[]" for a scalar.
+// "[4096, 4096]"; "[]" for a scalar. A shape of more than kShownDimensions dimensions (a hostile
+// file's: a million of them made a 3 MB message) shows its first ones and how many there are:
+// "[1, 1, …] (1,000,000 dimensions)".
+inline constexpr std::size_t kShownDimensions = 32;
 std::string formatShape(std::span<const std::uint64_t> shape);
 // "1,234,567"
 std::string formatCount(std::uint64_t value);

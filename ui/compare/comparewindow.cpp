@@ -171,7 +171,7 @@ bool CompareWindow::openFiles(const QString &a, const QString &b)
     const QString paths[2] = { a, b };
     for (int i = 0; i < 2; ++i) {
         std::string error;
-        checkpoints[i] = Checkpoint::open(paths[i].toStdString(), error);
+        checkpoints[i] = Checkpoint::open(pathFromQString(paths[i]), error);
         if (!checkpoints[i]) {
             m_bar->showMessage(
                 MessageBar::Kind::Error, tr("Cannot open %1: %2").arg(paths[i], toQString(error)));
@@ -292,7 +292,7 @@ void CompareWindow::onSelectionChanged()
     else if (node > 0)
         m_details->showGroup(*m_result, node);
     else
-        m_details->showWhole(*m_result);
+        m_details->showWhole(m_result);
 }
 
 QString CompareWindow::summaryText() const

@@ -1,5 +1,7 @@
 #include "ui/shell/openingpage.h"
 
+#include "ui/common/qtformat.h"
+
 #include <QFile>
 #include <QLabel>
 #include <QProgressBar>
@@ -29,7 +31,7 @@ OpeningPage::OpeningPage(const QString &path, const QString &title, QWidget *par
     // Why it failed: written by the job, read once the job has returned.
     auto error = std::make_shared<std::string>();
     m_job.start(
-        [file = QFile::encodeName(path).toStdString(), error](
+        [file = pathFromQString(path), error](
             std::stop_token, const JobProgress &) -> std::optional<std::shared_ptr<const Checkpoint>> {
             auto checkpoint = Checkpoint::open(file, *error);
             if (!checkpoint)
