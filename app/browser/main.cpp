@@ -1,18 +1,24 @@
 // safetensors-browser: opens the files it is given, or the bundled sample model.
+#include "ui/common/qtformat.h"
 #include "ui/document/checkpointview.h"
 #include "ui/compare/comparewindow.h"
 #include "ui/shell/documentarea.h"
 #include "ui/shell/mainwindow.h"
 
+#include "core/io/openfilelimit.h"
+#include "core/text/escape.h"
+
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include <cstdio>
 #include <memory>
 
 using namespace Qt::StringLiterals;
 
 int main(int argc, char **argv)
 {
+    stb::raiseOpenFileLimit(); // headroom for models of many shards and many tabs
     QApplication app(argc, argv);
     QApplication::setOrganizationName(u"safetensors-browser"_s);
     QApplication::setApplicationName(u"safetensors-browser"_s);
@@ -35,7 +41,20 @@ int main(int argc, char **argv)
     parser.addOption(pane);
     const QCommandLineOption compare(u"compare"_s, u"Compare two checkpoints side by side: --compare A B."_s);
     parser.addOption(compare);
-    parser.process(app);
+    // From argv, not QApplication::arguments(): a path's bytes survive (core/text/pathbytes.h).
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << stb::pathToQString(argv[i]);
+    parser.process(arguments);
+
+    static const QStringList panes { u"overview"_s, u"layout"_s, u"hex"_s, u"metadata"_s, u"diagnostics"_s,
+        u"histogram"_s, u"values"_s, u"heatmap"_s, u"depth"_s }; // in CheckpointView::Pane order
+    // A pane we do not have is a usage error, said before any window opens.
+    if (parser.isSet(pane) && !panes.contains(parser.value(pane))) {
+        std::fprintf(stderr, "safetensors-browser: --pane takes one of: %s (not \"%s\")\n",
+            qPrintable(panes.join(u", "_s)), stb::escapeText(parser.value(pane).toStdString()).c_str());
+        return 2;
+    }
 
     if (parser.isSet(compare)) {
         if (parser.positionalArguments().size() != 2)
@@ -55,8 +74,6 @@ int main(int argc, char **argv)
         window.openSample();
     else
         window.openFiles(parser.positionalArguments());
-    static const QStringList panes { u"overview"_s, u"layout"_s, u"hex"_s, u"metadata"_s, u"diagnostics"_s,
-        u"histogram"_s, u"values"_s, u"heatmap"_s, u"depth"_s }; // in CheckpointView::Pane order
     // Files open in the background: --select and --pane apply to the first one once it is in.
     const QString selected = parser.isSet(select) ? parser.value(select) : QString();
     const int paneIndex = panes.indexOf(parser.value(pane));

@@ -1,4 +1,5 @@
 #include "command.h"
+#include "progressline.h"
 #include "texttable.h"
 
 #include "core/audit/auditreport.h"
@@ -7,8 +8,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
-#include <unistd.h>
 
 namespace stb::inspect {
 
@@ -31,16 +32,14 @@ int runAudit(const Invocation &invocation)
     std::string error;
     const auto checkpoint = Checkpoint::open(path, error);
     if (!checkpoint) {
-        std::fprintf(stderr, "%s: cannot read: %s\n", path.c_str(), error.c_str());
+        std::fprintf(stderr, "%s: cannot read: %s\n", printable(path).c_str(), error.c_str());
         return Usage;
     }
     if (!checkpoint->valid())
         std::fprintf(stderr, "%s: warning: the file is invalid (%s); auditing what can be read\n",
-            path.c_str(), std::string(checkpoint->firstError()->id()).c_str());
+                     printable(path).c_str(),
+                     std::string(checkpoint->firstError()->id()).c_str());
 
-    // A progress line on a terminal only: scripts read clean output.
-    const bool showProgress = ::isatty(STDERR_FILENO);
-    int lastPercent = -1;
     AnalysisOptions analysis;
     analysis.digest = false; // not printed; duplicates are found without one per tensor
     analysis.bins = static_cast<unsigned>(bins);
@@ -48,25 +47,21 @@ int runAudit(const Invocation &invocation)
     auto quant = invocation.isSet("raw")
         ? nullptr
         : std::make_shared<const QuantView>(QuantView::buildWithConfig(*checkpoint));
-    const auto progress = [&](std::uint64_t done, std::uint64_t total) {
-        const int percent = total ? static_cast<int>(100 * done / total) : 100;
-        if (showProgress && percent != lastPercent) {
-            std::fprintf(stderr, "\rscanning %s: %d%%", path.c_str(), percent);
-            lastPercent = percent;
-        }
-    };
-    const auto audit = auditCheckpoint(*checkpoint, analysis, nullptr, progress, std::move(quant));
-    if (showProgress)
-        std::fprintf(stderr, "\r\033[K");
+    std::optional<AuditResult> audit;
+    {
+        ProgressLine progress("scanning " + path);
+        audit = auditCheckpoint(*checkpoint, analysis, nullptr, std::ref(progress), std::move(quant));
+    }
     if (!audit) {
-        std::fprintf(stderr, "%s: the file changed on disk during the scan\n", path.c_str());
+        std::fprintf(stderr, "%s: the file changed on disk during the scan\n", printable(path).c_str());
         return Usage;
     }
-    const bool nonFinite = audit->summary.withNan || audit->summary.withInf;
+    // NaN, Inf, or a tensor whose bytes cannot be read (a broken file): a finding either way.
+    const bool findings = audit->summary.withNan || audit->summary.withInf || audit->summary.unreadable;
     if (invocation.isSet(kJsonOption.name)) {
         const std::string json = jsonText(auditJson(*checkpoint, *audit));
         std::printf("%s\n", json.c_str());
-        return nonFinite ? Findings : Ok;
+        return findings ? Findings : Ok;
     }
 
     TextTable table({ "NAME", "DTYPE", "SHAPE", "MIN", "MAX", "MEAN", "STD", "NAN", "INF", "ZEROS", "FLAGS" },
@@ -85,10 +80,10 @@ int runAudit(const Invocation &invocation)
             auditFlagsText(*checkpoint, *audit, entry) });
     }
     std::fputs(table.render().c_str(), stdout);
-    std::printf("\n%s: %s (%s tensors, %s values, %s)\n", path.c_str(), audit->summary.text().c_str(),
-        formatCount(audit->summary.tensors).c_str(), formatCount(audit->summary.elements).c_str(),
-        formatBytes(audit->summary.bytes).c_str());
-    return nonFinite ? Findings : Ok;
+    std::printf("\n%s: %s (%s tensors, %s values, %s)\n", printable(path).c_str(), audit->summary.text().c_str(),
+                formatCount(audit->summary.tensors).c_str(), formatCount(audit->summary.elements).c_str(),
+                formatBytes(audit->summary.bytes).c_str());
+    return findings ? Findings : Ok;
 }
 
 } // namespace
@@ -99,7 +94,7 @@ extern const Command kAuditCommand {
     .minFiles = 1,
     .maxFiles = 1,
     .summary = "statistics of every tensor; flags NaN, Inf, all-zero, constant, outliers\n"
-               "                  (> 6 std) and duplicates; exit 1 on NaN or Inf",
+               "                  (> 6 std) and duplicates; exit 1 on NaN, Inf or unreadable bytes",
     .help = "Reads every tensor's values and prints their minimum, maximum, mean, standard deviation and\n"
             "counts of NaN, infinities and zeros, with flags: nan, inf, all_zero, constant, outlier:N\n"
             "(N values beyond 6 standard deviations), duplicate (the same bytes as another tensor) and\n"
@@ -107,7 +102,8 @@ extern const Command kAuditCommand {
             "A recognised quantized weight (see docs/quantization.md) is audited on its dequantized values,\n"
             "as one row with its logical name, its scheme in the DTYPE column and its logical shape;\n"
             "--raw audits the stored codes instead.\n\n"
-            "Exit status: 0 no NaN or Inf, 1 some tensor holds NaN or Inf, 2 usage error or unreadable.",
+            "Exit status: 0 no NaN or Inf, 1 some tensor holds NaN or Inf or has bytes that cannot be read\n"
+            "(the summary names the first and why), 2 usage error or unreadable path.",
     .options = kAuditOptions,
     .run = runAudit,
 };

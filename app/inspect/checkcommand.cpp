@@ -10,8 +10,10 @@ namespace stb::inspect {
 
 namespace {
 
-std::string verdictLine(const std::string &file, const Diagnostic *error, std::size_t tensorCount)
+// `path` is from the command line or an index (a shard's): escaped here, once.
+std::string verdictLine(const std::string &path, const Diagnostic *error, std::size_t tensorCount)
 {
+    const std::string file = printable(path);
     if (!error)
         return file + ": valid (" + std::to_string(tensorCount) + (tensorCount == 1 ? " tensor)" : " tensors)");
     return file + ": invalid: " + diagnosticLine(*error);
@@ -35,13 +37,13 @@ int runCheck(const Invocation &invocation)
                                     {"error",
                                      {{"rule", "unreadable"},
                                       {"reference", nullptr},
-                                      {"message", "cannot read " + path + ": " + error},
+                                      {"message", "cannot read " + printable(path) + ": " + error},
                                       {"offset", nullptr},
                                       {"tensor", nullptr}}},
                                     {"warnings", Json::array()},
                                     {"diagnostic_count", 0}}));
             else
-                std::fprintf(stderr, "%s: cannot read: %s\n", path.c_str(), error.c_str());
+                std::fprintf(stderr, "%s: cannot read: %s\n", printable(path).c_str(), error.c_str());
             continue;
         }
         anyInvalid = anyInvalid || !checkpoint->valid();
@@ -64,13 +66,16 @@ int runCheck(const Invocation &invocation)
             if (d.isError())
                 printLine("  " + verdictLine(path, &d, 0));
         }
+        if (const std::size_t dropped = checkpoint->diagnostics().dropped())
+            printLine("  and " + formatCount(dropped) + " more (only the first "
+                      + formatCount(DiagnosticList::kCap) + " are listed)");
         if (checkpoint->valid())
-            printLine(path + ": valid (" + std::to_string(checkpoint->tensors().size()) + " tensors in "
+            printLine(printable(path) + ": valid (" + std::to_string(checkpoint->tensors().size()) + " tensors in "
                       + std::to_string(checkpoint->shards().size()) + " shards)");
         else {
             const std::size_t problems = checkpoint->problemCount();
             const Diagnostic *first = checkpoint->firstError();
-            printLine(verdictLine(path, first, 0) + " (" + std::to_string(problems) + " problem"
+            printLine(verdictLine(path, first, 0) + " (" + formatCount(problems) + " problem"
                       + (problems == 1 ? "" : "s") + " in all)");
         }
     }

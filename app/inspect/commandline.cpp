@@ -1,7 +1,9 @@
 #include "commandline.h"
 
+#include "core/text/pathbytes.h"
+#include "core/text/textformat.h"
+
 #include <QCommandLineParser>
-#include <QFile>
 
 #include <cstdio>
 
@@ -14,6 +16,13 @@ namespace {
 QString qt(std::string_view text)
 {
     return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+// The bytes an argument stood for (main decodes argv with pathToUtf16): a path or a tensor name
+// reaches open() byte for byte, even when it is not UTF-8.
+std::string bytes(const QString &argument)
+{
+    return pathFromUtf16(argument.toStdU16String());
 }
 
 std::string optionSyntax(const OptionSpec &option)
@@ -103,7 +112,7 @@ Parsed parseCommandArguments(const Command &command, const QStringList &argument
     if (!parser.parse(QStringList { u"safetensors-inspect"_s } + arguments))
         return { std::nullopt,
             usageError(command,
-                parser.errorText().toStdString() + "\n" + std::string(command.name) + " takes "
+                printable(bytes(parser.errorText())) + "\n" + std::string(command.name) + " takes "
                     + validOptions(command)) };
     if (parser.isSet(helpOption)) {
         std::fputs(commandHelp(command).c_str(), stdout);
@@ -112,14 +121,14 @@ Parsed parseCommandArguments(const Command &command, const QStringList &argument
 
     std::vector<std::string> files;
     for (const QString &operand : parser.positionalArguments())
-        files.push_back(QFile::encodeName(operand).toStdString());
+        files.push_back(bytes(operand));
     if (files.size() < command.minFiles || files.size() > command.maxFiles)
         return { std::nullopt, usageError(command, operandCountError(command, files.size())) };
 
     std::map<std::string, std::string, std::less<>> values;
     for (const OptionSpec &spec : command.options) {
         if (parser.isSet(qt(spec.name)))
-            values.emplace(spec.name, parser.value(qt(spec.name)).toStdString());
+            values.emplace(spec.name, bytes(parser.value(qt(spec.name))));
     }
     return { Invocation(command, std::move(files), std::move(values)), Ok };
 }

@@ -1,5 +1,6 @@
 #include "bylayer.h"
 #include "command.h"
+#include "progressline.h"
 #include "texttable.h"
 
 #include "core/audit/auditreport.h"
@@ -7,6 +8,7 @@
 #include "core/text/textformat.h"
 
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <memory>
 
@@ -39,19 +41,23 @@ int runDiff(const Invocation &invocation)
     std::string error;
     const auto a = Checkpoint::open(pathA, error);
     if (!a) {
-        std::fprintf(stderr, "%s: cannot read: %s\n", pathA.c_str(), error.c_str());
+        std::fprintf(stderr, "%s: cannot read: %s\n", printable(pathA).c_str(), error.c_str());
         return Usage;
     }
     const auto b = Checkpoint::open(pathB, error);
     if (!b) {
-        std::fprintf(stderr, "%s: cannot read: %s\n", pathB.c_str(), error.c_str());
+        std::fprintf(stderr, "%s: cannot read: %s\n", printable(pathB).c_str(), error.c_str());
         return Usage;
     }
     if (!invocation.isSet("raw")) { // quantized weights on their dequantized values
         compare.quantA = std::make_shared<const QuantView>(QuantView::buildWithConfig(*a));
         compare.quantB = std::make_shared<const QuantView>(QuantView::buildWithConfig(*b));
     }
-    const auto comparison = compareCheckpoints(*a, *b, compare);
+    std::optional<Comparison> comparison;
+    {
+        ProgressLine progress("comparing");
+        comparison = compareCheckpoints(*a, *b, compare, nullptr, std::ref(progress));
+    }
     if (!comparison) {
         std::fprintf(stderr, "a file changed on disk during the comparison\n");
         return Usage;

@@ -1,11 +1,12 @@
 #include "command.h"
+#include "progressline.h"
 #include "tensorselection.h"
 
 #include "core/text/textformat.h"
 #include "core/values/npyexport.h"
 
 #include <cstdio>
-#include <unistd.h>
+#include <functional>
 
 namespace stb::inspect {
 
@@ -27,26 +28,20 @@ int runExport(const Invocation &invocation)
         return Findings;
     const bool raw = invocation.isSet("raw");
     const DType dtype = selected->info->dtype;
-    const std::uint64_t elements = selected->view.elementCount();
 
-    const bool showProgress = ::isatty(STDERR_FILENO) && elements > (1u << 24);
-    int lastPercent = -1;
     std::string error;
-    const bool written = exportNpy(out, selected->file->path(), dtype, selected->bytes, selected->view, raw,
-        error, {}, [&](std::uint64_t done, std::uint64_t total) {
-            const int percent = static_cast<int>(100 * done / total);
-            if (showProgress && percent != lastPercent)
-                std::fprintf(stderr, "\rwriting %s: %d%%", out.c_str(), percent);
-            lastPercent = percent;
-        });
-    if (showProgress)
-        std::fprintf(stderr, "\r\033[K");
+    bool written = false;
+    {
+        ProgressLine progress("writing " + out, 1u << 24);
+        written = exportNpy(out, selected->file->path(), dtype, selected->bytes, selected->view, raw, error, {},
+            std::ref(progress));
+    }
     if (!written) {
-        std::fprintf(stderr, "%s: %s\n", out.c_str(), error.c_str());
+        std::fprintf(stderr, "%s: %s\n", printable(out).c_str(), error.c_str());
         return Findings;
     }
     const NpyEncoding encoding = npyEncoding(dtype, raw);
-    std::printf("%s: '%s' %s %s as %s%s%s\n", out.c_str(), printable(selected->info->name).c_str(),
+    std::printf("%s: '%s' %s %s as %s%s%s\n", printable(out).c_str(), printable(selected->info->name).c_str(),
         std::string(dtypeName(dtype)).c_str(), formatShape(selected->view.shape()).c_str(),
         encoding.descr.c_str(), encoding.note.empty() ? "" : "; ", encoding.note.c_str());
     return Ok;

@@ -1,17 +1,20 @@
 #include "command.h"
+#include "progressline.h"
 #include "tensorselection.h"
 
+#include "core/report/report.h"
 #include "core/text/textformat.h"
+#include "core/values/atomicfile.h"
 #include "core/values/colourscale.h"
 #include "core/values/heatmap.h"
 #include "core/values/valuesjson.h"
 
+#include <QBuffer>
 #include <QImage>
-#include <QString>
 
 #include <charconv>
 #include <cstdio>
-#include <unistd.h>
+#include <functional>
 
 namespace stb::inspect {
 
@@ -56,20 +59,15 @@ int runHeatmap(const Invocation &invocation)
             printable(selected->info->name).c_str(), formatShape(selected->view.shape()).c_str());
         return Findings;
     }
-    const bool showProgress = ::isatty(STDERR_FILENO) && selected->view.elementCount() > (1u << 26);
-    int lastPercent = -1;
     std::string error;
-    const auto summary = summarizeHeatmap(selected->info->dtype, selected->bytes, selected->view, rows, cols,
-        error, {}, [&](std::uint64_t done, std::uint64_t total) {
-            const int percent = static_cast<int>(100 * done / total);
-            if (showProgress && percent != lastPercent)
-                std::fprintf(stderr, "\rsummarising: %d%%", percent);
-            lastPercent = percent;
-        });
-    if (showProgress)
-        std::fprintf(stderr, "\r\033[K");
+    std::optional<HeatmapSummary> summary;
+    {
+        ProgressLine progress("summarising", 1u << 26);
+        summary = summarizeHeatmap(selected->info->dtype, selected->bytes, selected->view, rows, cols, error, {},
+            std::ref(progress));
+    }
     if (!summary) {
-        std::fprintf(stderr, "%s: %s\n", selected->file->path().c_str(), error.c_str());
+        std::fprintf(stderr, "%s: %s\n", printable(selected->file->path()).c_str(), error.c_str());
         return Findings;
     }
     if (invocation.isSet("o")) {
@@ -77,21 +75,29 @@ int runHeatmap(const Invocation &invocation)
         // screenshots use, rather than a PNG writer of our own.
         const std::string out = invocation.value("o");
         if (summary->cellRows == 0 || summary->cellCols == 0) {
-            std::fprintf(stderr, "%s: the tensor is empty: there is no picture to write\n", out.c_str());
+            std::fprintf(stderr, "%s: the tensor is empty: there is no picture to write\n", printable(out).c_str());
             return Findings;
         }
         const std::vector<Rgb> pixels
             = cellColours(*summary, scaleFor(*summary, defaultColourRange(*summary)));
         const QImage image(reinterpret_cast<const uchar *>(pixels.data()), int(summary->cellCols),
             int(summary->cellRows), int(summary->cellCols) * 3, QImage::Format_RGB888);
-        if (!image.save(QString::fromLocal8Bit(out.c_str()), "PNG")) {
-            std::fprintf(stderr, "%s: cannot write the PNG file\n", out.c_str());
+        // Encoded in memory, written by path bytes: QImage::save(QString) would lose a path that
+        // is not UTF-8 (pathbytes.h).
+        QByteArray png;
+        QBuffer buffer(&png);
+        buffer.open(QIODevice::WriteOnly);
+        AtomicFile file;
+        if (!image.save(&buffer, "PNG") || !file.open(out, selected->file->path(), error)
+            || !file.write(png.constData(), static_cast<std::size_t>(png.size()), error) || !file.commit(error)) {
+            std::fprintf(stderr, "%s: cannot write the PNG file%s%s\n", printable(out).c_str(),
+                error.empty() ? "" : ": ", error.c_str());
             return Findings;
         }
     }
     if (json)
         std::printf(
-            "%s\n", heatmapJson(*summary).dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+            "%s\n", jsonText(heatmapJson(*summary)).c_str());
     return Ok;
 }
 

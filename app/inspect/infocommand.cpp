@@ -49,7 +49,8 @@ void printQuantization(const QuantView &quant)
 void printSummary(const std::string &path, const Checkpoint &checkpoint, const CheckpointSummary &summary,
     const QuantView &quant)
 {
-    printField("File:", path);
+    const bool linked = !checkpoint.isSharded() && !checkpoint.shardTargets().front().empty();
+    printField("File:", printable(path) + (linked ? " -> " + printable(checkpoint.shardTargets().front()) : ""));
     const std::uint64_t fileSize = checkpoint.totalFileBytes();
     printField("File size:", formatBytes(fileSize) + " (" + formatCount(fileSize) + " bytes)");
     if (!checkpoint.isSharded()) {
@@ -58,6 +59,12 @@ void printSummary(const std::string &path, const Checkpoint &checkpoint, const C
             formatCount(h.headerLength) + " bytes (data starts at byte " + formatCount(h.dataStart) + ")");
     } else {
         printField("Shards:", std::to_string(checkpoint.shards().size()));
+        // Links are followed wherever they point (Hugging Face's cache): say where.
+        for (std::size_t i = 0; i < checkpoint.shardTargets().size(); ++i) {
+            if (!checkpoint.shardTargets()[i].empty())
+                std::printf("  %s -> %s\n", printable(checkpoint.shardNames()[i]).c_str(),
+                            printable(checkpoint.shardTargets()[i]).c_str());
+        }
     }
     const Diagnostic *first = checkpoint.firstError();
     printField("Validity:", first ? "invalid: " + diagnosticLine(*first) : std::string("valid"));
@@ -131,7 +138,7 @@ void printTensorTable(const Checkpoint &checkpoint, const CheckpointSummary &sum
             formatShape(info.shape), formatCount(parameterCount(info)), formatCount(info.byteLength()),
             std::to_string(checkpoint.fileOf(*t)->header().fileOffset(info)) };
         if (sharded)
-            row.push_back(checkpoint.shardNames()[t->shard]);
+            row.push_back(printable(checkpoint.shardNames()[t->shard]));
         table.addRow(std::move(row));
     }
     std::fputs(table.render().c_str(), stdout);
@@ -143,7 +150,7 @@ int runInfo(const Invocation &invocation)
     std::string error;
     const auto checkpoint = Checkpoint::open(path, error);
     if (!checkpoint) {
-        std::fprintf(stderr, "%s: cannot read: %s\n", path.c_str(), error.c_str());
+        std::fprintf(stderr, "%s: cannot read: %s\n", printable(path).c_str(), error.c_str());
         return Usage;
     }
     const CheckpointSummary summary = summarize(*checkpoint);

@@ -1,4 +1,5 @@
 #include "command.h"
+#include "progressline.h"
 #include "tensorselection.h"
 
 #include "core/text/textformat.h"
@@ -6,7 +7,7 @@
 #include "core/values/valuesjson.h"
 
 #include <cstdio>
-#include <unistd.h>
+#include <functional>
 
 namespace stb::inspect {
 
@@ -30,25 +31,19 @@ int runLocate(const Invocation &invocation)
         return Findings;
     const TensorInfo &info = *selected->info;
     const std::uint64_t elements = *info.elementCount();
-    const bool showProgress = ::isatty(STDERR_FILENO) && elements > (1u << 26);
-    int lastPercent = -1;
-    const auto result = locateValues(
-        info.dtype, selected->bytes, elements, {}, [&](std::uint64_t done, std::uint64_t total) {
-            const int percent = static_cast<int>(100 * done / total);
-            if (showProgress && percent != lastPercent)
-                std::fprintf(stderr, "\rscanning: %d%%", percent);
-            lastPercent = percent;
-        });
-    if (showProgress)
-        std::fprintf(stderr, "\r\033[K");
+    std::optional<LocateResult> result;
+    {
+        ProgressLine progress("scanning", 1u << 26);
+        result = locateValues(info.dtype, selected->bytes, elements, {}, std::ref(progress));
+    }
     if (!result) {
-        std::fprintf(
-            stderr, "%s: the file changed on disk during the scan\n", selected->file->path().c_str());
+        std::fprintf(stderr, "%s: the file changed on disk during the scan\n",
+            printable(selected->file->path()).c_str());
         return Findings;
     }
     if (invocation.isSet(kJsonOption.name)) {
         const Json json = locateJson(info.name, info.shape, *result);
-        std::printf("%s\n", json.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+        std::printf("%s\n", jsonText(json).c_str());
         return Ok;
     }
     std::printf("'%s' %s %s, %s elements (index, N-D index, value; min/max over finite values)\n",

@@ -1,28 +1,70 @@
 #include "command.h"
+#include "progressline.h"
 
 #include "core/io/filedigest.h"
+#include "core/text/textformat.h"
 
 #include <cstdio>
+#include <functional>
+#include <unistd.h>
 
 namespace stb::inspect {
 
 namespace {
 
-// Prints "HASH  FILE" lines exactly as sha256sum does.
+// The name as sha256sum (coreutils 9) writes it: a backslash, newline or carriage return makes
+// the line start with '\' and those three are written \\, \n and \r; `sha256sum -c` reads that
+// back. On a terminal, a name needing any escape (controls, invalid UTF-8, '\\', '"': escape.h)
+// is written as printable() gives it, marked the same way: the raw bytes would act on the
+// terminal, and nobody checks against a screen. Returns the marker ("" or "\\") and the name.
+std::pair<std::string, std::string> sha256sumName(const std::string &path, bool terminal)
+{
+    if (terminal) {
+        std::string shown = printable(path);
+        return {shown == path ? "" : "\\", std::move(shown)};
+    }
+    if (path.find_first_of("\\\n\r") == std::string::npos)
+        return {"", path};
+    std::string name;
+    for (char c : path) {
+        switch (c) {
+        case '\\':
+            name += "\\\\";
+            break;
+        case '\n':
+            name += "\\n";
+            break;
+        case '\r':
+            name += "\\r";
+            break;
+        default:
+            name += c;
+        }
+    }
+    return {"\\", name};
+}
+
+// Prints "HASH  FILE" lines exactly as sha256sum does (so `sha256sum -c` accepts them).
 int runSha256(const Invocation &invocation)
 {
+    const bool terminal = ::isatty(STDOUT_FILENO) == 1;
     int status = Ok;
     for (const auto &path : invocation.files()) {
         std::string error;
         const auto file = MappedFile::open(path, error);
-        const auto digest = file ? sha256Hex(*file) : std::nullopt;
+        std::optional<std::string> digest;
+        if (file) {
+            ProgressLine progress("hashing " + path);
+            digest = sha256Hex(*file, nullptr, std::ref(progress));
+        }
         if (!digest) {
-            std::fprintf(stderr, "%s: cannot read: %s\n", path.c_str(),
+            std::fprintf(stderr, "%s: cannot read: %s\n", printable(path).c_str(),
                          file ? "the file changed on disk while it was being read" : error.c_str());
             status = Usage;
             continue;
         }
-        std::printf("%s  %s\n", digest->c_str(), path.c_str());
+        const auto [marker, name] = sha256sumName(path, terminal);
+        std::printf("%s%s  %s\n", marker.c_str(), digest->c_str(), name.c_str());
     }
     return status;
 }

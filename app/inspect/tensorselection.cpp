@@ -16,7 +16,7 @@ std::optional<SelectedTensor> selectTensor(const Invocation &invocation)
     std::string error;
     selected.checkpoint = Checkpoint::open(path, error);
     if (!selected.checkpoint) {
-        std::fprintf(stderr, "%s: cannot read: %s\n", path.c_str(), error.c_str());
+        std::fprintf(stderr, "%s: cannot read: %s\n", printable(path).c_str(), error.c_str());
         return std::nullopt;
     }
     for (const Checkpoint::Tensor &tensor : selected.checkpoint->tensors()) {
@@ -27,7 +27,7 @@ std::optional<SelectedTensor> selectTensor(const Invocation &invocation)
         }
     }
     if (!selected.info) {
-        std::fprintf(stderr, "%s: no tensor named '%s'\n", path.c_str(), printable(name).c_str());
+        std::fprintf(stderr, "%s: no tensor named '%s'\n", printable(path).c_str(), printable(name).c_str());
         return std::nullopt;
     }
     const auto expected = selected.info->expectedBytes();

@@ -3,6 +3,7 @@
 #include "core/concurrency/parallel.h"
 #include "core/io/busguard.h"
 #include "core/quant/quantanalyzer.h"
+#include "core/text/textformat.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +19,8 @@ namespace {
 
 // Tensors at least this large get every thread to themselves; smaller ones run side by side.
 constexpr std::uint64_t kLargeTensorBytes = 64ull << 20;
+// Tensors at least this large give their pages back once scanned (MappedFile::releaseScanned).
+constexpr std::uint64_t kReleaseBytes = 1ull << 20;
 
 void addFlags(AuditEntry &entry)
 {
@@ -145,6 +148,18 @@ bool findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entri
     return true;
 }
 
+// Why analyzeTensors skipped a tensor, for the summary (the same tests as fullyReadable).
+std::string unreadableReason(const Checkpoint &checkpoint, const Checkpoint::Tensor &t)
+{
+    const SafetensorsFile *file = checkpoint.fileOf(t);
+    if (!file)
+        return "its shard cannot be read";
+    const auto expected = t.info->expectedBytes();
+    if (!expected || *expected != t.info->byteLength())
+        return "its shape and dtype do not match its byte range";
+    return "its bytes end past the end of the file";
+}
+
 } // namespace
 
 bool AuditEntry::has(AuditFlag::Kind kind) const
@@ -167,6 +182,8 @@ std::string AuditSummary::text() const
     add(withOutliers, "with outliers", "with outliers");
     add(duplicates, "duplicate pair", "duplicate pairs");
     add(unreadable, "unreadable", "unreadable");
+    if (unreadable && !firstUnreadable.empty())
+        parts.back() += " (" + firstUnreadable + (unreadable > 1 ? ", and others)" : ")");
     if (parts.empty())
         return "no findings in " + std::to_string(tensors) + (tensors == 1 ? " tensor" : " tensors");
     std::string out = parts[0];
@@ -222,6 +239,11 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
         }
         report(t.info->byteLength() - reported);
         analyses[k] = std::move(*analysis);
+        // Read once (duplicates are confirmed later from the few candidates): let the pages go,
+        // so auditing a file larger than memory leaves the page cache to others. Small tensors
+        // are left alone: releasing costs a system call or three.
+        if (t.info->byteLength() >= kReleaseBytes)
+            file->mapping().releaseScanned(file->header().fileOffset(*t.info), t.info->byteLength());
     };
 
     // Large tensors first, one at a time with every thread.
@@ -299,6 +321,9 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
         s.withNan += st.nan > 0;
         s.withInf += (st.posInf + st.negInf) > 0;
         s.unreadable += !entry.readable;
+        if (!entry.readable && s.firstUnreadable.empty())
+            s.firstUnreadable = quotedName(tensors[entry.tensor].info->name) + ": "
+                + unreadableReason(checkpoint, tensors[entry.tensor]);
         s.allZero += entry.has(AuditFlag::Kind::AllZero);
         s.constant += entry.has(AuditFlag::Kind::Constant);
         s.withOutliers += entry.has(AuditFlag::Kind::Outlier);

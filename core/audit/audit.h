@@ -55,8 +55,11 @@ struct AuditSummary {
     std::uint64_t bytes = 0;
     std::size_t withNan = 0, withInf = 0, allZero = 0, constant = 0, withOutliers = 0, duplicates = 0,
                 unreadable = 0;
+    std::string firstUnreadable; // quotedName(NAME) + ": reason" of the first unreadable tensor
 
-    // "2 tensors with NaN, 1 all-zero, 1 duplicate pair" (or "no findings").
+    // "2 tensors with NaN, 1 all-zero, 1 duplicate pair" (or "no findings"); unreadable tensors
+    // are named with the reason of the first ("1 unreadable: "w": its bytes end past the end of
+    // the file").
     std::string text() const;
 };
 

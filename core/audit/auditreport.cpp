@@ -56,8 +56,8 @@ std::string auditFlagsText(const Checkpoint &checkpoint, const AuditResult &audi
         out += auditFlagId(flag);
         if (flag.kind == AuditFlag::Kind::Duplicate && entry.duplicateOf >= 0)
             out += " of "
-                + auditRowLabel(checkpoint, audit, audit.entries[static_cast<std::size_t>(entry.duplicateOf)])
-                      .name;
+                + printable(auditRowLabel(checkpoint, audit, audit.entries[static_cast<std::size_t>(entry.duplicateOf)])
+                                .name);
     }
     return out;
 }

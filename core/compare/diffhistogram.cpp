@@ -107,6 +107,9 @@ std::optional<DiffHistograms> diffHistograms(const DiffSide &a, const DiffSide &
                                              const std::atomic<bool> *cancel, const ProgressFn &progress,
                                              unsigned threads)
 {
+    if (bytesForElements(a.dtype, a.elements) != a.bytes.size()
+        || bytesForElements(b.dtype, b.elements) != b.bytes.size())
+        return std::nullopt;
     DiffHistograms out;
     Range ra, rb, rd;
     const bool pairs = a.elements == b.elements && a.elements > 0;

@@ -30,8 +30,9 @@ struct DiffSide {
 // Decodes both sides in chunks (twice: once for the ranges, once for the counts) on `threads`
 // threads (0: one per hardware thread); the counts do not depend on how many. C64 is binned by
 // its real part. A range with a single value is widened by 0.5 on each side, so a constant
-// tensor still shows its bar. nullopt when `cancel` was set or the bytes vanished under the scan
-// (busguard.h). `progress` gets elements done of 2 * (na + nb), one call at a time.
+// tensor still shows its bar. nullopt when `cancel` was set, the bytes vanished under the scan
+// (busguard.h), or a side's bytes are not exactly what its elements fill (bytesForElements).
+// `progress` gets elements done of 2 * (na + nb), one call at a time.
 std::optional<DiffHistograms> diffHistograms(const DiffSide &a, const DiffSide &b, unsigned bins,
                                              const std::atomic<bool> *cancel = nullptr,
                                              const ProgressFn &progress = {}, unsigned threads = 0);

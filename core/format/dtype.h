@@ -55,6 +55,17 @@ std::span<const DTypeInfo> allDTypes();
 std::optional<DType> dtypeFromName(std::string_view name);
 inline std::string_view dtypeName(DType dtype) { return dtypeInfo(dtype).name; }
 inline unsigned dtypeBits(DType dtype) { return dtypeInfo(dtype).bits; }
+// Bytes that `elements` values of `dtype` fill, with checked arithmetic: nullopt when the bit
+// count overflows 64 bits or is not a whole number of bytes. Every entry point that takes an
+// element count and a byte span checks them against each other with this.
+inline std::optional<std::uint64_t> bytesForElements(DType dtype, std::uint64_t elements)
+{
+    const unsigned bits = dtypeBits(dtype);
+    std::uint64_t total = 0;
+    if (__builtin_mul_overflow(elements, bits, &total) || total % 8 != 0)
+        return std::nullopt;
+    return total / 8;
+}
 bool isFloatingPoint(DType dtype); // the float kinds and C64
 
 // Raw code of element `index`: the element's bits, zero-extended (for C64 the whole 64 bits).

@@ -1,6 +1,8 @@
 #include "core/format/jsonreader.h"
 
 #include "core/format/jsonnumber.h"
+#include "core/format/utf8.h"
+#include "core/text/escape.h"
 
 #include <cstdint>
 #include <string>
@@ -21,25 +23,6 @@ int hexValue(char c)
     if (c >= 'A' && c <= 'F')
         return c - 'A' + 10;
     return -1;
-}
-
-void appendUtf8(std::string &out, std::uint32_t cp)
-{
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
 }
 
 } // namespace
@@ -98,7 +81,10 @@ bool JsonReader::expect(char c, const char *what)
     }
     if (m_pos >= m_text.size())
         return fail(std::string("the JSON ends where ") + what + " was expected", m_pos);
-    return fail(std::string("expected ") + what + " but found '" + m_text[m_pos] + "'", m_pos);
+    // The character quoted whole (one byte when it is not valid UTF-8), escaped: it is hostile.
+    const std::size_t length = std::max<std::size_t>(1, utf8SequenceLength(m_text, m_pos));
+    return fail(std::string("expected ") + what + " but found '" + escapeText(m_text.substr(m_pos, length)) + "'",
+                m_pos);
 }
 
 bool JsonReader::enterContainer(char open)

@@ -34,6 +34,7 @@ constexpr RuleRow kRules[] = {
     {Rule::NewDtype, "new-dtype", "", Severity::Warning},
     {Rule::MetadataJson, "metadata-json", "", Severity::Warning},
     {Rule::IndexJson, "index-json", "", Severity::Error},
+    {Rule::IndexTooLarge, "index-too-large", "", Severity::Error},
     {Rule::IndexShardName, "index-shard-name", "", Severity::Error},
     {Rule::IndexMissingShard, "index-missing-shard", "", Severity::Error},
     {Rule::IndexDuplicateTensor, "index-duplicate-tensor", "", Severity::Error},

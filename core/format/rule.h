@@ -34,6 +34,7 @@ enum class Rule : std::uint8_t {
     MetadataJson,
     // A sharded checkpoint's index and its consistency with the shards (errors).
     IndexJson,
+    IndexTooLarge, // an index file over kMaxHeaderLength: not read
     IndexShardName,
     IndexMissingShard,
     IndexDuplicateTensor,

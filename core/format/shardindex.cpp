@@ -3,6 +3,8 @@
 #include "core/text/textformat.h"
 #include "core/format/jsonreader.h"
 
+#include <unordered_map>
+
 namespace stb {
 
 namespace {
@@ -20,10 +22,10 @@ bool isPlainShardName(std::string_view name)
         return false;
     if (name.find_first_of(std::string_view("/\\\0", 3)) != std::string_view::npos)
         return false;
-    if (name.find("..") != std::string_view::npos)
-        return false;
-    // Any ':' is refused, not only a well-formed URL scheme ("file:", "https:"): no shard name
-    // that transformers writes holds one, and it would mean a drive or stream on other systems.
+    // Without a separator ".." can only be a whole component when it is the whole name (above):
+    // "model..safetensors" is a plain name. Any ':' is refused, not only a well-formed URL
+    // scheme ("file:", "https:"): no shard name that transformers writes holds one, and it
+    // would mean a drive or stream on other systems.
     return name.find(':') == std::string_view::npos;
 }
 
@@ -51,12 +53,13 @@ ShardIndex parseShardIndex(std::string_view json)
                 continue;
             }
             reader.beginObject();
-            std::string tensor;
+            std::string tensor, shard;
+            // Shard names repeat on every entry: each distinct one is stored once.
+            std::unordered_map<std::string, std::uint32_t> shardNumbers;
             while (true) {
                 const std::size_t pos = reader.position();
                 if (!reader.nextKey(tensor))
                     break;
-                std::string shard;
                 if (reader.peek() != JsonReader::Kind::String) {
                     index.diagnostics.add(indexError(
                         "weight_map entry " + quotedName(tensor) + " is not a file name string",
@@ -65,7 +68,13 @@ ShardIndex parseShardIndex(std::string_view json)
                     continue;
                 }
                 reader.readString(shard);
-                index.weightMap.push_back({tensor, shard, json.find('"', pos)});
+                const auto [number, added]
+                    = shardNumbers.try_emplace(shard, static_cast<std::uint32_t>(index.shards.size()));
+                if (added)
+                    index.shards.push_back(shard);
+                index.weightMap.push_back({json.find('"', pos), index.names.size(),
+                                           static_cast<std::uint32_t>(tensor.size()), number->second});
+                index.names += tensor;
             }
         } else if (key == "metadata") {
             if (reader.peek() != JsonReader::Kind::Object) {
@@ -94,6 +103,8 @@ ShardIndex parseShardIndex(std::string_view json)
             reader.skipValue();
         }
     }
+    index.weightMap.shrink_to_fit();
+    index.names.shrink_to_fit();
     reader.atEnd();
     if (reader.failed())
         index.diagnostics.add(indexError("index JSON: " + reader.error(), reader.errorPosition()));

@@ -16,10 +16,7 @@ std::optional<std::uint64_t> TensorInfo::elementCount() const
 std::optional<std::uint64_t> TensorInfo::expectedBytes() const
 {
     const auto count = elementCount();
-    const unsigned bits = dtypeBits(dtype);
-    if (!count || *count > UINT64_MAX / bits || (*count * bits) % 8 != 0)
-        return std::nullopt;
-    return *count * bits / 8;
+    return count ? bytesForElements(dtype, *count) : std::nullopt;
 }
 
 } // namespace stb

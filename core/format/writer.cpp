@@ -1,6 +1,7 @@
 #include "core/format/writer.h"
 
 #include "core/format/tensorinfo.h"
+#include "core/text/textformat.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -121,7 +122,7 @@ bool writeFile(const std::string &path, std::span<const TensorSpec> specs, const
         return false;
     std::unique_ptr<FILE, int (*)(FILE *)> file(std::fopen(path.c_str(), "wb"), &std::fclose);
     if (!file) {
-        error = "cannot create " + path;
+        error = "cannot create " + printable(path);
         return false;
     }
     bool ok = std::fwrite(layout.prefix.data(), 1, layout.prefix.size(), file.get()) == layout.prefix.size();
@@ -136,7 +137,7 @@ bool writeFile(const std::string &path, std::span<const TensorSpec> specs, const
             ok = ok && std::fwrite(buffer.data(), 1, buffer.size(), file.get()) == buffer.size();
     }
     if (std::fclose(file.release()) != 0 || !ok) {
-        error = "cannot write " + path;
+        error = "cannot write " + printable(path);
         return false;
     }
     return true;

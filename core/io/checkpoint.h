@@ -36,6 +36,9 @@ public:
     // One entry per shard file (one for a single file); nullptr where a shard could not be read.
     const std::vector<std::shared_ptr<const SafetensorsFile>> &shards() const { return m_shards; }
     const std::vector<std::string> &shardNames() const { return m_shardNames; }
+    // Per shard: the resolved path when the shard is a symbolic link (followed, wherever it
+    // points), else empty.
+    const std::vector<std::string> &shardTargets() const { return m_shardTargets; }
     const std::vector<Tensor> &tensors() const { return m_tensors; }
     // Index problems and index-vs-shard inconsistencies (empty for a single file). Each shard's
     // own header diagnostics are in shards()[i]->header().
@@ -46,7 +49,7 @@ public:
     bool valid() const;
     // The first problem: an index problem, else the first invalid shard's verdict; nullptr if valid.
     const Diagnostic *firstError() const;
-    // Index problems plus invalid or unreadable shards.
+    // Index problems (those past the 10,000 kept included) plus invalid or unreadable shards.
     std::size_t problemCount() const;
     std::uint64_t totalTensorBytes() const;
     std::uint64_t totalFileBytes() const;
@@ -54,9 +57,15 @@ public:
 
 private:
     Checkpoint() = default;
-    // Name -> shard that holds it; name -> its (last) weight_map entry.
+    // Name -> shard that holds it.
     using TensorLocations = std::unordered_map<std::string_view, std::size_t>;
-    using IndexListing = std::unordered_map<std::string_view, const ShardIndex::Entry *>;
+    // The weight_map entries that count (the last of each name), as entry numbers sorted by
+    // name, and per entry whether it is one of them: 4 bytes and a bit an entry, where a hash
+    // map of names cost some 60.
+    struct IndexListing {
+        std::vector<std::uint32_t> byName;
+        std::vector<bool> counts;
+    };
 
     void openShards(const std::string &folder, const ProgressFn &progress);
     // The index against its shards (not to be confused with the value audit, core/audit):
@@ -73,6 +82,8 @@ private:
     ShardIndex m_index;
     std::vector<std::shared_ptr<const SafetensorsFile>> m_shards;
     std::vector<std::string> m_shardNames;
+    std::vector<std::string> m_shardTargets;
+    std::vector<std::size_t> m_shardOfIndexShard; // ShardIndex::shards -> m_shards (npos: refused)
     std::vector<Tensor> m_tensors;
     DiagnosticList m_diagnostics;
 };

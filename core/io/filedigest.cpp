@@ -23,6 +23,7 @@ std::optional<std::string> sha256Hex(const MappedFile &file, const std::atomic<b
         if (!runGuarded([&] { updated = EVP_DigestUpdate(context.get(), chunk.data(), chunk.size()) == 1; })
             || !updated)
             return std::nullopt;
+        file.releaseScanned(offset, chunk.size()); // one pass: keep the page cache for others
         if (progress)
             progress(offset + chunk.size(), file.size());
     }

@@ -1,5 +1,8 @@
 #include "core/io/mappedfile.h"
 
+#include "core/io/busguard.h"
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -36,16 +39,19 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string &path, std:
     }
     std::shared_ptr<MappedFile> file(new MappedFile);
     file->m_path = path;
-    file->m_fd = fd;
+    file->m_device = static_cast<std::uint64_t>(st.st_dev);
+    file->m_inode = static_cast<std::uint64_t>(st.st_ino);
     file->m_size = static_cast<std::uint64_t>(st.st_size);
     if (file->m_size > 0) {
         void *data = ::mmap(nullptr, file->m_size, PROT_READ, MAP_SHARED, fd, 0);
         if (data == MAP_FAILED) {
             error = std::string("cannot map it: ") + std::strerror(errno);
+            ::close(fd);
             return nullptr;
         }
         file->m_data = static_cast<const std::byte *>(data);
     }
+    ::close(fd); // the mapping keeps the file; a descriptor per shard would hit the limit
     return file;
 }
 
@@ -53,8 +59,6 @@ MappedFile::~MappedFile()
 {
     if (m_data)
         ::munmap(const_cast<std::byte *>(m_data), m_size);
-    if (m_fd >= 0)
-        ::close(m_fd);
 }
 
 std::span<const std::byte> MappedFile::slice(std::uint64_t offset, std::uint64_t length) const
@@ -62,20 +66,32 @@ std::span<const std::byte> MappedFile::slice(std::uint64_t offset, std::uint64_t
     if (offset >= m_size)
         return {};
     const std::uint64_t available = m_size - offset;
-    return {m_data + offset, static_cast<std::size_t>(length < available ? length : available)};
+    return { m_data + offset, static_cast<std::size_t>(length < available ? length : available) };
 }
 
 std::size_t MappedFile::read(std::uint64_t offset, std::span<std::byte> out) const
 {
+    const int fd = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || ::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_dev) != m_device
+        || static_cast<std::uint64_t>(st.st_ino) != m_inode) {
+        if (fd >= 0)
+            ::close(fd);
+        // Not the mapped file any more (or no descriptor to spare): the mapping still is.
+        const auto source = slice(offset, out.size());
+        return guardedCopy(out.first(source.size()), source) ? source.size() : 0;
+    }
     std::size_t done = 0;
-    while (done < out.size() && m_fd >= 0) {
-        const ssize_t n = ::pread(m_fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+    while (done < out.size()) {
+        const ssize_t n
+            = ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break;
         done += static_cast<std::size_t>(n);
     }
+    ::close(fd);
     return done;
 }
 
@@ -93,9 +109,37 @@ void MappedFile::adviseSequential(std::uint64_t offset, std::uint64_t length) co
     if (region.empty())
         return;
     const long page = ::sysconf(_SC_PAGESIZE);
-    const auto start = reinterpret_cast<std::uintptr_t>(region.data()) & ~static_cast<std::uintptr_t>(page - 1);
+    const auto start
+        = reinterpret_cast<std::uintptr_t>(region.data()) & ~static_cast<std::uintptr_t>(page - 1);
     const auto end = reinterpret_cast<std::uintptr_t>(region.data()) + region.size();
     ::madvise(reinterpret_cast<void *>(start), end - start, MADV_SEQUENTIAL);
+}
+
+} // namespace stb
+
+namespace stb {
+
+void MappedFile::releaseScanned(std::uint64_t offset, std::uint64_t length) const
+{
+    if (offset >= m_size)
+        return;
+    length = std::min(length, m_size - offset);
+    // Whole pages inside the range only: a page shared with a neighbouring range still in use
+    // is left to the scan that finishes it.
+    const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t begin = (offset + page - 1) / page * page;
+    const std::uint64_t end = offset + length == m_size ? m_size : (offset + length) / page * page;
+    if (end <= begin)
+        return;
+    ::madvise(const_cast<std::byte *>(m_data) + begin, end - begin, MADV_DONTNEED);
+    const int fd = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_dev) == m_device
+        && static_cast<std::uint64_t>(st.st_ino) == m_inode)
+        ::posix_fadvise(fd, static_cast<off_t>(begin), static_cast<off_t>(end - begin), POSIX_FADV_DONTNEED);
+    ::close(fd);
 }
 
 } // namespace stb

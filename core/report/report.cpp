@@ -100,12 +100,13 @@ Json checkpointCheckJson(const Checkpoint &checkpoint)
     auto shards = Json::array();
     for (std::size_t i = 0; i < checkpoint.shards().size(); ++i) {
         const auto &s = checkpoint.shards()[i];
-        if (s)
+        if (s) {
             shards.push_back(fileCheckJson(*s));
-        else
-            shards.push_back(
-                { { "file", checkpoint.shardNames()[i] }, { "valid", false }, { "error", nullptr },
-                    { "warnings", Json::array() }, { "diagnostic_count", 0 }, { "readable", false } });
+            if (!checkpoint.shardTargets()[i].empty())
+                shards.back()["resolved_path"] = checkpoint.shardTargets()[i];
+        } else
+            shards.push_back({{"file", checkpoint.shardNames()[i]}, {"valid", false}, {"error", nullptr},
+                              {"warnings", Json::array()}, {"diagnostic_count", 0}, {"readable", false}});
     }
     j["shards"] = shards;
     return j;

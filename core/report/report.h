@@ -13,8 +13,9 @@ using Json = nlohmann::ordered_json;
 // The machine-readable answers of `safetensors-inspect`, built here so every front end (CLI,
 // GUI export, tests) gives the same JSON. Key names are part of the CLI's contract.
 
-// JSON as text: compact (indent -1) or indented; bytes that are not UTF-8 (a broken file's names)
-// become U+FFFD instead of throwing. The one way JSON is written.
+// The JSON text of every front end (CLI lines, GUI exports): invalid UTF-8 replaced, and C0,
+// DEL, C1 and bidi controls escaped as \uXXXX (escape.h), so no output line carries a control
+// character from a file. `indent` as nlohmann's dump (-1: one line).
 std::string jsonText(const Json &json, int indent = -1);
 
 // {"rule","reference","message","offset","tensor"}; reference and tensor are null when empty.

@@ -156,6 +156,8 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
     std::uint64_t elements, const AnalysisOptions &options, const std::atomic<bool> *cancel,
     const ProgressFn &progress)
 {
+    if (bytesForElements(dtype, elements) != bytes.size())
+        return std::nullopt;
     const unsigned bins = std::max(1u, options.bins);
     const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
     unsigned threads = threadCount(options.threads);
@@ -222,6 +224,8 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
 std::optional<ContentDigest> tensorDigest(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
                                           const std::atomic<bool> *cancel)
 {
+    if (bytesForElements(dtype, elements) != bytes.size())
+        return std::nullopt;
     const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
     const unsigned bits = dtypeBits(dtype);
     std::vector<std::uint64_t> digests(chunks, 0);

@@ -23,14 +23,17 @@ struct AnalysisOptions {
 
 // Statistics, histogram, outliers and content digest of one tensor, read straight from
 // `bytes` (its data: exactly what dtype and element count call for). Large tensors are cut into
-// chunks scanned on `threads` threads and merged. Returns nullopt when `cancel` was set, or when
-// the bytes vanished under the scan (the file was truncated: see busguard.h). Thread-safe.
+// chunks scanned on `threads` threads and merged. Returns nullopt when `cancel` was set, when
+// the bytes vanished under the scan (the file was truncated: see busguard.h), or when `bytes`
+// is not exactly what `elements` values of `dtype` fill (bytesForElements): a count never reads
+// past its span. Thread-safe.
 std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
                                             const AnalysisOptions &options, const std::atomic<bool> *cancel = nullptr,
                                             const ProgressFn &progress = {});
 
 // The content digest alone: TensorAnalysis::digest without the statistics. nullopt when
-// cancelled or when the bytes vanished under the read. Thread-safe; runs on the calling thread.
+// cancelled, when the bytes vanished under the read, or when `bytes` and `elements` disagree
+// (as for analyzeTensor). Thread-safe; runs on the calling thread.
 std::optional<ContentDigest> tensorDigest(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
                                           const std::atomic<bool> *cancel = nullptr);
 

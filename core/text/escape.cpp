@@ -10,22 +10,6 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-// The code point of the valid sequence of `len` bytes at s.
-char32_t decode(const unsigned char *s, std::size_t len)
-{
-    switch (len) {
-    case 1:
-        return s[0];
-    case 2:
-        return (char32_t(s[0] & 0x1F) << 6) | (s[1] & 0x3F);
-    case 3:
-        return (char32_t(s[0] & 0x0F) << 12) | (char32_t(s[1] & 0x3F) << 6) | (s[2] & 0x3F);
-    default:
-        return (char32_t(s[0] & 0x07) << 18) | (char32_t(s[1] & 0x3F) << 12) | (char32_t(s[2] & 0x3F) << 6)
-            | (s[3] & 0x3F);
-    }
-}
-
 // Characters a terminal or a renderer acts on instead of showing.
 bool isControl(char32_t c)
 {
@@ -76,7 +60,7 @@ void walk(std::string_view text, std::string &out, Plain plain, OnChar onChar)
             ++i;
             continue;
         }
-        onChar(out, decode(s + i, len), text.substr(i, len));
+        onChar(out, decodeUtf8(s + i, len), text.substr(i, len));
         i += len;
     }
 }
@@ -151,7 +135,7 @@ void escapeJsonControls(std::string &json)
     for (; i < json.size(); ++i) {
         if (s[i] >= 0x7F) {
             const std::size_t len = utf8SequenceLength(json, i);
-            if (len == 0 || isControl(decode(s + i, len)))
+            if (len == 0 || isControl(decodeUtf8(s + i, len)))
                 break;
             i += len - 1;
         }

@@ -2,6 +2,7 @@
 
 #include "core/text/escape.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace stb {
@@ -9,11 +10,14 @@ namespace stb {
 std::string formatShape(std::span<const std::uint64_t> shape)
 {
     std::string out = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) {
+    const std::size_t shown = std::min(shape.size(), kShownDimensions);
+    for (std::size_t i = 0; i < shown; ++i) {
         if (i)
             out += ", ";
         out += std::to_string(shape[i]);
     }
+    if (shown < shape.size())
+        return out + ", \u2026] (" + formatCount(shape.size()) + " dimensions)";
     out += ']';
     return out;
 }

@@ -10,13 +10,17 @@ namespace stb {
 
 // Text helpers shared by the CLI and the GUI, so both print the same words.
 
-// "[4096, 4096]"; "[]" for a scalar.
+// "[4096, 4096]"; "[]" for a scalar. A shape of more than kShownDimensions dimensions (a hostile
+// file's: a million of them made a 3 MB message) shows its first ones and how many there are:
+// "[1, 1, …] (1,000,000 dimensions)".
+inline constexpr std::size_t kShownDimensions = 32;
 std::string formatShape(std::span<const std::uint64_t> shape);
 // "1,234,567"
 std::string formatCount(std::uint64_t value);
 // "1.5 GiB", "512 B" (binary units, one decimal)
 std::string formatBytes(std::uint64_t bytes);
-// A name safe to print inside quotes: control characters and '"' escaped as in JSON.
+// Text from a file or a path, safe to print (inside quotes too): escapeText (escape.h), so C0,
+// DEL, C1, bidi controls and invalid UTF-8 become \xNN, and '\\' and '"' are backslashed.
 std::string printable(std::string_view text);
 // A name (tensor, key, shard) for a message: printable() in double quotes, and when longer than
 // kQuotedNameBytes only its first bytes (cut at a character boundary) and its length:

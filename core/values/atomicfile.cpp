@@ -1,5 +1,7 @@
 #include "core/values/atomicfile.h"
 
+#include "core/text/textformat.h"
+
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -34,7 +36,7 @@ bool AtomicFile::open(const std::string &target, const std::string &protectedPat
 {
     discard();
     if (!protectedPath.empty() && sameFile(target, protectedPath)) {
-        error = "refusing to write over the source file " + protectedPath;
+        error = "refusing to write over the source file " + printable(protectedPath);
         return false;
     }
     static std::atomic<unsigned> counter { 0 };
@@ -45,7 +47,7 @@ bool AtomicFile::open(const std::string &target, const std::string &protectedPat
             break;
     }
     if (m_fd < 0) {
-        error = "cannot create a file in " + folderOf(target) + ": " + std::strerror(errno);
+        error = "cannot create a file in " + printable(folderOf(target)) + ": " + std::strerror(errno);
         return false;
     }
     m_target = target;
@@ -74,7 +76,7 @@ bool AtomicFile::commit(std::string &error)
     const int fd = m_fd;
     m_fd = -1;
     if (::close(fd) != 0 || ::rename(m_temporary.c_str(), m_target.c_str()) != 0) {
-        error = "cannot write " + m_target + ": " + std::strerror(errno);
+        error = "cannot write " + printable(m_target) + ": " + std::strerror(errno);
         ::unlink(m_temporary.c_str());
         m_temporary.clear();
         return false;
@@ -95,7 +97,7 @@ void AtomicFile::discard()
 
 bool AtomicFile::fail(const std::string &what, std::string &error)
 {
-    error = what + m_target + ": " + std::strerror(errno);
+    error = what + printable(m_target) + ": " + std::strerror(errno);
     discard();
     return false;
 }

@@ -101,6 +101,12 @@ private slots:
             << Rules{Rule::IndexShardName};
         QTest::newRow("absolute shard name")
             << good + QStringLiteral(R"(, "d.weight": "/etc/passwd")") << QString() << Rules{Rule::IndexShardName};
+        // A name listed twice: the last entry counts (here the wrong shard), and the repeat is said.
+        QTest::newRow("listed twice, last in the wrong shard")
+            << good + QStringLiteral(R"(, "a.weight": "%1")").arg(QLatin1String(kShard2)) << QString()
+            << Rules{Rule::IndexDuplicateTensor, Rule::IndexWrongShard};
+        QTest::newRow("listed twice in its shard") << good + QStringLiteral(R"(, "a.weight": "%1")").arg(QLatin1String(kShard1))
+                                                   << QString() << Rules{};
     }
     void audit()
     {
@@ -133,6 +139,25 @@ private slots:
         QCOMPARE(steps.size(), std::size_t(2));
         QCOMPARE(steps[0], std::make_pair(std::uint64_t(1), std::uint64_t(2)));
         QCOMPARE(steps[1], std::make_pair(std::uint64_t(2), std::uint64_t(2)));
+    }
+
+    // Index problems come in file order (the first 10,000 are kept), whatever the names' order.
+    void listedProblemsInFileOrder()
+    {
+        const std::string index = writeIndex(QStringLiteral(R"("a.weight": "%1", "b.weight": "%1", "c.weight": "%2", )"
+                                                            R"("z.gone": "%1", "m.gone": "%1", "b.gone": "%2")")
+                                                 .arg(QLatin1String(kShard1), QLatin1String(kShard2)),
+                                             QString());
+        std::string error;
+        const auto checkpoint = Checkpoint::open(index, error);
+        QVERIFY(checkpoint);
+        QStringList tensors;
+        for (const auto &d : checkpoint->diagnostics())
+            tensors << QString::fromStdString(d.tensor);
+        QCOMPARE(tensors, (QStringList{QStringLiteral("z.gone"), QStringLiteral("m.gone"), QStringLiteral("b.gone")}));
+        QCOMPARE(checkpoint->index()->weightMap.size(), std::size_t(6));
+        QCOMPARE(checkpoint->index()->shards.size(), std::size_t(2)); // each shard name stored once
+        QCOMPARE(checkpoint->index()->tensor(checkpoint->index()->weightMap[3]), std::string_view("z.gone"));
     }
 
     void tensorInTwoShards()

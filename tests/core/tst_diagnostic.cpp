@@ -70,6 +70,7 @@ private slots:
         row(Rule::NewDtype, "new-dtype", "", W);
         row(Rule::MetadataJson, "metadata-json", "", W);
         row(Rule::IndexJson, "index-json", "", E);
+        row(Rule::IndexTooLarge, "index-too-large", "", E);
         row(Rule::IndexShardName, "index-shard-name", "", E);
         row(Rule::IndexMissingShard, "index-missing-shard", "", E);
         row(Rule::IndexDuplicateTensor, "index-duplicate-tensor", "", E);

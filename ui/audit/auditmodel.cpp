@@ -143,7 +143,7 @@ QVariant AuditModel::display(const AuditEntry &entry, int column) const
     const TensorStats &s = entry.analysis.stats;
     switch (column) {
     case NameColumn:
-        return toQString(info.name);
+        return shownName(info.name, 1000);
     case DTypeColumn:
         return toQString(dtypeName(info.dtype));
     case ShapeColumn:

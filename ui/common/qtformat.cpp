@@ -1,5 +1,6 @@
 #include "ui/common/qtformat.h"
 
+#include "core/text/pathbytes.h"
 #include "core/text/textformat.h"
 
 #include <QLocale>
@@ -39,6 +40,16 @@ QString countNoun(std::uint64_t count, const QString &singular, const QString &p
 QString shapeText(const std::vector<std::uint64_t> &shape)
 {
     return toQString(formatShape(shape));
+}
+
+QString pathToQString(std::string_view path)
+{
+    return QString::fromStdU16String(pathToUtf16(path));
+}
+
+std::string pathFromQString(const QString &path)
+{
+    return pathFromUtf16(path.toStdU16String());
 }
 
 QString shownName(std::string_view name, qsizetype maxChars)

@@ -26,6 +26,10 @@ QString offsetText(std::uint64_t offset);
 QString countNoun(std::uint64_t count, const QString &singular, const QString &plural);
 // "[4096, 4096]"
 QString shapeText(const std::vector<std::uint64_t> &shape);
+// A path as a QString that keeps every byte, and back (core/text/pathbytes.h): a file named
+// "bad\xff.safetensors" reaches Checkpoint::open as it is. Not for display: use toQString.
+QString pathToQString(std::string_view path);
+std::string pathFromQString(const QString &path);
 // A name from a file as a label shows it: control and bidi characters escaped (\x1b, \u202e),
 // at most `maxChars` characters (then cut with "…"), so a hostile name neither lays out
 // megabytes, breaks lines nor reorders the text around it.

@@ -1,5 +1,6 @@
 #include "ui/compare/comparedetailspane.h"
 
+#include "ui/common/longtext.h"
 #include "ui/common/qtformat.h"
 #include "ui/common/statuscolors.h"
 #include "ui/compare/comparehistogrampane.h"
@@ -12,6 +13,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QUrl>
 
 #include <algorithm>
 
@@ -90,6 +92,7 @@ CompareDetailsPane::CompareDetailsPane(QWidget *parent)
     layout->addWidget(splitter);
     m_metrics->setFrameShape(QFrame::NoFrame);
     m_metrics->setOpenLinks(false);
+    connect(m_metrics, &QTextBrowser::anchorClicked, this, &CompareDetailsPane::showLongValue);
     splitter->addWidget(m_metrics);
     // Both overviews side by side: the same facts in the same rows, so a change stands out.
     auto *overviews = new QWidget(m_tabs);
@@ -121,7 +124,7 @@ void CompareDetailsPane::showPair(const std::shared_ptr<const CompareResult> &re
     const TensorPair &pair = result->comparison.pairs[index];
     const bool tolerable = result->withinTolerance(pair);
     QString html = u"<h3>%1</h3><p>%2<b>%3</b>%4</p><table cellspacing='0' cellpadding='2'>"_s.arg(
-        toQString(pair.name).toHtmlEscaped(), swatch(pair.status, tolerable),
+        shownName(pair.name, 400).toHtmlEscaped(), swatch(pair.status, tolerable),
         CompareModel::statusLabel(pair.status), tolerable ? tr(", within tolerance") : QString());
     html += row(tr("A"), sideText(pair.a)) + row(tr("B"), sideText(pair.b));
     if (!pair.readable)
@@ -199,25 +202,43 @@ void CompareDetailsPane::showGroup(const CompareResult &result, int node)
         showCounts(title, result.tree.countsOf(node), {});
 }
 
-void CompareDetailsPane::showWhole(const CompareResult &result)
+void CompareDetailsPane::showWhole(const std::shared_ptr<const CompareResult> &result)
 {
-    const MetadataDiff &m = result.comparison.metadata;
+    m_wholeResult = result;
+    m_longValues.clear();
+    // A value of megabytes laid out as rich text froze the window: its start, and a link to all.
+    const auto value = [this](const std::string &key, const std::string &text) {
+        QString shown = elidedText(text).toHtmlEscaped();
+        if (isElided(text)) {
+            shown += u" <a href='whole:%1'>%2</a>"_s.arg(m_longValues.size()).arg(tr("show all"));
+            m_longValues.emplace_back(elidedText(key, 200), text);
+        }
+        return shown;
+    };
+    const MetadataDiff &m = result->comparison.metadata;
     QString extra = u"<h4>%1</h4>"_s.arg(tr("__metadata__"));
     if (m.added.empty() && m.removed.empty() && m.changed.empty())
         extra += tr("<p>No differences.</p>");
     extra += u"<table cellspacing='0' cellpadding='2'>"_s;
-    for (const auto &[key, value] : m.added)
-        extra += row(tr("added"),
-            u"<code>%1</code>: %2"_s.arg(toQString(key).toHtmlEscaped(), toQString(value).toHtmlEscaped()));
-    for (const auto &[key, value] : m.removed)
-        extra += row(tr("removed"),
-            u"<code>%1</code>: %2"_s.arg(toQString(key).toHtmlEscaped(), toQString(value).toHtmlEscaped()));
+    for (const auto &[key, text] : m.added)
+        extra += row(tr("added"), u"<code>%1</code>: %2"_s.arg(elidedText(key).toHtmlEscaped(), value(key, text)));
+    for (const auto &[key, text] : m.removed)
+        extra += row(tr("removed"), u"<code>%1</code>: %2"_s.arg(elidedText(key).toHtmlEscaped(), value(key, text)));
     for (const auto &[key, values] : m.changed)
         extra += row(tr("changed"),
-            u"<code>%1</code>: %2 → %3"_s.arg(toQString(key).toHtmlEscaped(),
-                toQString(values.first).toHtmlEscaped(), toQString(values.second).toHtmlEscaped()));
-    showGroup(result, 0);
-    showCounts(tr("Whole comparison"), result.tree.countsOf(NameTree::kRoot), extra + u"</table>"_s);
+            u"<code>%1</code>: %2 → %3"_s.arg(
+                elidedText(key).toHtmlEscaped(), value(key, values.first), value(key, values.second)));
+    showGroup(*result, 0);
+    showCounts(tr("Whole comparison"), result->tree.countsOf(NameTree::kRoot), extra + u"</table>"_s);
+}
+
+void CompareDetailsPane::showLongValue(const QUrl &link)
+{
+    bool ok = false;
+    const qsizetype index = link.toString().section(u':', 1).toLongLong(&ok);
+    if (ok && link.scheme() == u"whole"_s && index >= 0 && static_cast<std::size_t>(index) < m_longValues.size())
+        showFullText(this, m_longValues[static_cast<std::size_t>(index)].first,
+            m_longValues[static_cast<std::size_t>(index)].second);
 }
 
 void CompareDetailsPane::showMessage(const QString &text)

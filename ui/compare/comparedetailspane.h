@@ -5,9 +5,13 @@
 #include <QWidget>
 
 #include <memory>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 class QTabWidget;
 class QTextBrowser;
+class QUrl;
 
 namespace stb {
 
@@ -25,7 +29,9 @@ public:
 
     void showPair(const std::shared_ptr<const CompareResult> &result, std::size_t pair);
     void showGroup(const CompareResult &result, int node);
-    void showWhole(const CompareResult &result);
+    // The whole comparison with its metadata changes; values longer than kShownTextBytes are cut
+    // short with a link that opens the whole of them (longtext.h).
+    void showWhole(const std::shared_ptr<const CompareResult> &result);
     void showMessage(const QString &text);
 
     QString metricsText() const;
@@ -39,7 +45,11 @@ public:
 private:
     void showCounts(const QString &title, const CompareTree::Counts &counts, const QString &extra);
 
+    void showLongValue(const QUrl &link);
+
     QTextBrowser *m_metrics;
+    std::shared_ptr<const CompareResult> m_wholeResult; // keeps m_longValues' text alive
+    std::vector<std::pair<QString, std::string_view>> m_longValues; // (title, whole text) per link
     QTabWidget *m_tabs;
     CompareHistogramPane *m_histograms;
     OverviewPane *m_overviewA;

@@ -239,7 +239,7 @@ QVariant CompareModel::displayData(const QModelIndex &index) const
     const Checkpoint::Tensor *tensor = pair ? sideOf(*pair) : nullptr;
     switch (column) {
     case NameColumn:
-        return n.name.empty() ? tr("(empty)") : toQString(n.name);
+        return n.name.empty() ? tr("(empty)") : shownName(n.name, 200);
     case DTypeColumn:
         return tensor ? toQString(dtypeName(tensor->info->dtype)) : QString();
     case ShapeColumn:

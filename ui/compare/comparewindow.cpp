@@ -187,7 +187,7 @@ void CompareWindow::openFiles(const QString &a, const QString &b, std::shared_pt
     m_progress->setRange(0, 0); // busy: opening reports no progress of its own
     setBusy(true);
     auto error = std::make_shared<QString>(); // written by the job, read once it has returned
-    const std::string paths[2] = { QFile::encodeName(a).toStdString(), QFile::encodeName(b).toStdString() };
+    const std::string paths[2] = { pathFromQString(a), pathFromQString(b) };
     m_opening.start(
         [openA, pathA = paths[0], pathB = paths[1], error](std::stop_token stop, const JobProgress &)
             -> std::optional<std::pair<std::shared_ptr<const Checkpoint>, std::shared_ptr<const Checkpoint>>> {
@@ -331,7 +331,7 @@ void CompareWindow::onSelectionChanged()
     else if (node > 0)
         m_details->showGroup(*m_result, node);
     else
-        m_details->showWhole(*m_result);
+        m_details->showWhole(m_result);
 }
 
 QString CompareWindow::summaryText() const

@@ -1,5 +1,6 @@
 #include "ui/document/diagnosticspane.h"
 
+#include "ui/common/longtext.h"
 #include "ui/common/qtformat.h"
 #include "ui/common/statuscolors.h"
 
@@ -63,10 +64,10 @@ void DiagnosticsPane::setCheckpoint(const Checkpoint &checkpoint)
     QList<QTreeWidgetItem *> items;
     auto add = [&](const Diagnostic &d, int shard, const QString &file) {
         auto *item = new QTreeWidgetItem({ d.isError() ? tr("error") : tr("warning"), toQString(d.id()), file,
-            countText(d.offset), toQString(d.tensor), toQString(d.message) });
+            countText(d.offset), shownName(d.tensor, 200), elidedText(d.message) });
         item->setIcon(SeverityColumn, d.isError() ? errorIcon : warningIcon);
-        item->setToolTip(MessageColumn, toQString(d.message));
-        item->setToolTip(TensorColumn, toQString(d.tensor));
+        item->setToolTip(MessageColumn, elidedText(d.message));
+        item->setToolTip(TensorColumn, shownName(d.tensor, 1000));
         if (!d.reference().empty())
             item->setToolTip(
                 RuleColumn, tr("The reference implementation says: %1").arg(toQString(d.reference())));

@@ -1,7 +1,9 @@
 #include "ui/document/metadatapane.h"
 
+#include "ui/common/longtext.h"
 #include "ui/common/qtformat.h"
 
+#include <QAction>
 #include <QHeaderView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -20,35 +22,15 @@ namespace {
 
 constexpr int kMaxDepth = 32; // deeper JSON is shown as text, not unfolded
 constexpr qsizetype kMaxTipChars = 4000; // tooltips of huge values stay readable
+// Larger JSON values are shown as text: their tree would be millions of rows.
+constexpr std::size_t kMaxUnfoldBytes = 1 << 20;
+constexpr int kLongTextRole = Qt::UserRole + 1; // index into m_long
 
 QTreeWidgetItem *addItem(QTreeWidgetItem *parent, const QString &key, const QString &value)
 {
     auto *item = new QTreeWidgetItem(parent, { key, value });
     item->setToolTip(1, value.size() > kMaxTipChars ? value.left(kMaxTipChars) + u'…' : value);
     return item;
-}
-
-// Unfolds objects and arrays into child items; scalars become their JSON text.
-void addJson(QTreeWidgetItem *parent, const QString &key, const nlohmann::json &value, int depth)
-{
-    if (!value.is_structured() || depth >= kMaxDepth) {
-        const QString text = value.is_string() ? QString::fromStdString(value.get<std::string>())
-                                               : QString::fromStdString(value.dump());
-        addItem(parent, key, text);
-        return;
-    }
-    const QString summary = value.is_object()
-        ? u"{%1}"_s.arg(countNoun(value.size(), QObject::tr("key"), QObject::tr("keys")))
-        : u"[%1]"_s.arg(countNoun(value.size(), QObject::tr("item"), QObject::tr("items")));
-    auto *item = addItem(parent, key, summary);
-    if (value.is_object()) {
-        for (const auto &[k, v] : value.items())
-            addJson(item, QString::fromStdString(k), v, depth + 1);
-    } else {
-        int index = 0;
-        for (const auto &v : value)
-            addJson(item, QString::number(index++), v, depth + 1);
-    }
 }
 
 } // namespace
@@ -66,6 +48,63 @@ MetadataPane::MetadataPane(QWidget *parent)
     m_tree->setAlternatingRowColors(true);
     m_tree->header()->setSectionResizeMode(0, QHeaderView::Interactive);
     m_tree->header()->resizeSection(0, 260);
+    m_tree->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto *whole = new QAction(tr("Show Whole Value"), m_tree);
+    m_tree->addAction(whole);
+    connect(whole, &QAction::triggered, this, [this] { showWhole(m_tree->currentItem()); });
+    connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) { showWhole(item); });
+    connect(m_tree, &QTreeWidget::currentItemChanged, this,
+        [this, whole](QTreeWidgetItem *item) { whole->setEnabled(fullValue(item).has_value()); });
+    whole->setEnabled(false);
+}
+
+std::optional<std::string_view> MetadataPane::fullValue(const QTreeWidgetItem *item) const
+{
+    if (!item)
+        return std::nullopt;
+    bool ok = false;
+    const int index = item->data(1, kLongTextRole).toInt(&ok);
+    if (!ok || index < 0 || static_cast<std::size_t>(index) >= m_long.size())
+        return std::nullopt;
+    return m_long[static_cast<std::size_t>(index)];
+}
+
+void MetadataPane::showWhole(QTreeWidgetItem *item)
+{
+    if (const auto text = fullValue(item))
+        showFullText(this, item->text(0), *text);
+}
+
+QTreeWidgetItem *MetadataPane::addText(QTreeWidgetItem *parent, const QString &key, std::string_view value)
+{
+    auto *item = addItem(parent, key, elidedText(value));
+    if (isElided(value)) {
+        item->setData(1, kLongTextRole, static_cast<int>(m_long.size()));
+        m_long.push_back(value);
+    }
+    return item;
+}
+
+// Unfolds objects and arrays into child items; scalars become their JSON text.
+void MetadataPane::addJson(QTreeWidgetItem *parent, const QString &key, const nlohmann::json &value, int depth)
+{
+    if (!value.is_structured() || depth >= kMaxDepth) {
+        m_owned.push_back(value.is_string() ? value.get<std::string>() : value.dump());
+        addText(parent, key, m_owned.back());
+        return;
+    }
+    const QString summary = value.is_object()
+        ? u"{%1}"_s.arg(countNoun(value.size(), tr("key"), tr("keys")))
+        : u"[%1]"_s.arg(countNoun(value.size(), tr("item"), tr("items")));
+    auto *item = addItem(parent, key, summary);
+    if (value.is_object()) {
+        for (const auto &[k, v] : value.items())
+            addJson(item, elidedText(k), v, depth + 1);
+    } else {
+        int index = 0;
+        for (const auto &v : value)
+            addJson(item, QString::number(index++), v, depth + 1);
+    }
 }
 
 QTreeWidgetItem *MetadataPane::section(const QString &title)
@@ -84,29 +123,34 @@ void MetadataPane::addValue(QTreeWidgetItem *parent, const QString &key, const s
     // Values are strings by the format; many tools store JSON inside them (configs, quantisation).
     // Only text our depth-limited reader accepts goes to nlohmann's parser, whose DOM would
     // otherwise recurse through a value nested a million levels deep.
-    if (isJsonContainerText(value)) {
+    if (value.size() <= kMaxUnfoldBytes && isJsonContainerText(value)) {
         const auto json = nlohmann::json::parse(value, nullptr, false);
         if (!json.is_discarded()) {
             addJson(parent, key, json, 0);
             return;
         }
     }
-    addItem(parent, key, toQString(value));
+    addText(parent, key, value);
 }
 
 void MetadataPane::showFile(const Checkpoint &checkpoint, std::size_t shard)
 {
     m_tree->clear();
+    m_long.clear();
+    m_owned.clear();
     const SafetensorsFile *file
         = shard < checkpoint.shards().size() ? checkpoint.shards()[shard].get() : nullptr;
 
     auto *fileSection = section(
-        checkpoint.isSharded() ? tr("Shard %1").arg(toQString(checkpoint.shardNames()[shard])) : tr("File"));
+        checkpoint.isSharded() ? tr("Shard %1").arg(elidedText(checkpoint.shardNames()[shard])) : tr("File"));
     if (!file) {
         addItem(fileSection, tr("Status"), tr("this shard could not be read"));
     } else {
         const Header &header = file->header();
-        addItem(fileSection, tr("Path"), toQString(file->path()));
+        addText(fileSection, tr("Path"), file->path());
+        // A link is followed wherever it leads (Hugging Face's cache links into blobs/): say where.
+        if (shard < checkpoint.shardTargets().size() && !checkpoint.shardTargets()[shard].empty())
+            addText(fileSection, tr("Resolves to"), checkpoint.shardTargets()[shard]);
         addItem(fileSection, tr("File size"),
             tr("%1 (%2 bytes)").arg(sizeText(header.fileSize), countText(header.fileSize)));
         addItem(fileSection, tr("Header length"),
@@ -133,7 +177,7 @@ void MetadataPane::showFile(const Checkpoint &checkpoint, std::size_t shard)
         if (!header.hasMetadata)
             addItem(metadata, tr("(none)"), QString());
         for (const auto &[key, value] : header.metadata)
-            addValue(metadata, toQString(key), value);
+            addValue(metadata, elidedText(key), value);
 
         QList<QTreeWidgetItem *> warnings;
         for (const auto &d : header.diagnostics) {
@@ -146,11 +190,11 @@ void MetadataPane::showFile(const Checkpoint &checkpoint, std::size_t shard)
 
     if (const ShardIndex *index = checkpoint.index()) {
         auto *indexSection = section(tr("Index"));
-        addItem(indexSection, tr("Path"), toQString(checkpoint.path()));
+        addText(indexSection, tr("Path"), checkpoint.path());
         addItem(indexSection, tr("Shards"), countText(checkpoint.shards().size()));
         addItem(indexSection, tr("Tensors listed"), countText(index->weightMap.size()));
         for (const auto &[key, value] : index->metadata)
-            addValue(indexSection, toQString(key), value); // JSON text: objects unfold, strings show bare
+            addValue(indexSection, elidedText(key), value); // JSON text: objects unfold, strings show bare
     }
 }
 

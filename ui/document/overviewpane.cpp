@@ -57,7 +57,7 @@ void OverviewPane::showTensor(
         = { "boolean", "unsigned integer", "signed integer", "floating point", "complex" };
 
     QString html
-        = u"<h3>%1</h3><table cellspacing='0' cellpadding='2'>"_s.arg(toQString(info.name).toHtmlEscaped());
+        = u"<h3>%1</h3><table cellspacing='0' cellpadding='2'>"_s.arg(shownName(info.name, 400).toHtmlEscaped());
     html += row(tr("DType"),
         tr("%1 (%2 bits, %3)")
             .arg(toQString(dtype.name))

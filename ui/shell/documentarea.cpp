@@ -1,5 +1,7 @@
 #include "ui/shell/documentarea.h"
 
+#include "ui/common/longtext.h"
+#include "ui/common/qtformat.h"
 #include "ui/document/checkpointview.h"
 #include "ui/shell/filewatcher.h"
 #include "ui/shell/openingpage.h"
@@ -140,7 +142,8 @@ void DocumentArea::showError(OpeningPage *opening, const QString &error)
     icon->setAlignment(Qt::AlignCenter);
     auto *text = new QLabel(
         u"<p><b>%1</b></p><p>%2</p><p>%3</p>"_s.arg(
-            tr("This file cannot be opened.").toHtmlEscaped(), path.toHtmlEscaped(), error.toHtmlEscaped()),
+            tr("This file cannot be opened.").toHtmlEscaped(), elidedText(path.toStdString()).toHtmlEscaped(),
+            elidedText(error.toStdString()).toHtmlEscaped()),
         page);
     text->setObjectName(u"errorText"_s);
     text->setAlignment(Qt::AlignCenter);

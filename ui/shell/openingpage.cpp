@@ -1,5 +1,7 @@
 #include "ui/shell/openingpage.h"
 
+#include "ui/common/qtformat.h"
+
 #include <QFile>
 #include <QLabel>
 #include <QProgressBar>
@@ -36,7 +38,7 @@ OpeningPage::OpeningPage(const QString &path, const QString &title, QWidget *par
     // Why it failed: written by the job, read once the job has returned.
     auto error = std::make_shared<std::string>();
     m_job.start(
-        [file = QFile::encodeName(path).toStdString(), error](
+        [file = pathFromQString(path), error](
             std::stop_token stop, const JobProgress &progress) -> std::optional<Opened> {
             auto checkpoint = Checkpoint::open(file, *error, progress);
             if (!checkpoint || stop.stop_requested())
