@@ -89,12 +89,12 @@ void DepthView::setRepeat(const Repeat *repeat, int role, const QString &message
         // The line's colour beside its name: the chart itself has no legend.
         QPixmap swatch(12, 12);
         swatch.fill(DepthChart::lineColor(static_cast<int>(r)));
-        auto *item = new QListWidgetItem(QIcon(swatch), toQString(repeat->roles[r].name), m_roles);
-        item->setToolTip(toQString(repeat->roles[r].name));
+        auto *item = new QListWidgetItem(QIcon(swatch), shownName(repeat->roles[r].name), m_roles);
+        item->setToolTip(shownName(repeat->roles[r].name, 2000)); // escaped and bounded: names are file text
         item->setCheckState(role < 0 || role == static_cast<int>(r) ? Qt::Checked : Qt::Unchecked);
     }
     for (std::uint64_t index : repeat->outerIndices)
-        m_outer->addItem(u"%1.%2"_s.arg(toQString(repeat->outerPrefix)).arg(index));
+        m_outer->addItem(u"%1.%2"_s.arg(shownName(repeat->outerPrefix)).arg(index));
 }
 
 void DepthView::setSeries(Series series, std::vector<DepthOutlier> outliers)
@@ -114,7 +114,7 @@ void DepthView::draw()
     for (std::size_t r = 0; r < m_series.size(); ++r) {
         const DepthSeries &series = m_series[r][metric];
         DepthChart::Line line;
-        line.name = toQString(m_repeat->roles[r].name);
+        line.name = shownName(m_repeat->roles[r].name);
         line.values.assign(series.begin() + static_cast<std::ptrdiff_t>(r0),
             series.begin() + static_cast<std::ptrdiff_t>(r0 + columns));
         line.visible = m_roles->item(static_cast<int>(r))->checkState() == Qt::Checked;
@@ -126,7 +126,7 @@ void DepthView::draw()
         if (static_cast<std::size_t>(o.stat) != metric || o.row != row())
             continue;
         if (o.column == kWholeRow && wholeRow.size() < 3) // a few say it; the Layers tree lists roles
-            wholeRow << tr("%1 (z = %2)").arg(toQString(m_repeat->roles[o.role].name).left(80)).arg(o.z, 0, 'f', 1);
+            wholeRow << tr("%1 (z = %2)").arg(shownName(m_repeat->roles[o.role].name, 80)).arg(o.z, 0, 'f', 1);
         else if (o.column == kWholeRow)
             continue;
         else
