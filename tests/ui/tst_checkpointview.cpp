@@ -183,7 +183,10 @@ void tst_CheckpointView::filterCountsAndTotalsWhatMatches()
     CheckpointView view(open(m_sample), u"sample.safetensors"_s);
     const std::size_t all = view.checkpoint()->tensors().size();
     QVERIFY(view.filterStatus()->isHidden());
+    view.treeView()->setCurrentIndex(view.treeView()->model()->index(0, 0)); // lm_head, hidden by the filter
+    view.treeView()->selectionModel()->clearSelection();
     view.filterEdit()->setText(u"mlp.up_proj"_s);
+    QCOMPARE(view.selectedPath(), QString()); // typing selects nothing
     QVERIFY(!view.filterStatus()->isHidden());
     QCOMPARE(view.filterStatus()->text(), u"12 of %1 tensors match"_s.arg(all));
     QCOMPARE(view.filterModel()->matchCount(), 12u);

@@ -104,14 +104,15 @@ AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pare
     close->setAutoRaise(true);
     close->setToolTip(tr("Close the audit"));
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setWordWrap(true);
     m_filter->setPlaceholderText(tr("Filter by name"));
     m_filter->setClearButtonEnabled(true);
     m_filter->setMaximumWidth(260);
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(200);
-    for (QWidget *w : std::initializer_list<QWidget *> { title, m_summary })
-        top->addWidget(w);
-    top->addStretch(1);
+    // The summary takes the room left and wraps: a long one must not widen the window.
+    top->addWidget(title);
+    top->addWidget(m_summary, 1);
     for (QWidget *w : std::initializer_list<QWidget *> {
              m_progress, m_cancel, m_filter, m_flaggedOnly, m_exportJson, m_exportMarkdown, close })
         top->addWidget(w);

@@ -214,7 +214,11 @@ QWidget *CheckpointView::createTreeSide()
 
 void CheckpointView::onFilterChanged(const QString &text)
 {
+    // Filtering out the current row makes the view pick a neighbour: typing must not select.
+    const bool hadSelection = m_tree->selectionModel()->hasSelection();
     m_proxy->setPattern(text);
+    if (!hadSelection && m_tree->selectionModel()->hasSelection())
+        m_tree->selectionModel()->clearSelection();
     const bool valid = m_proxy->isPatternValid();
     m_filter->setStyleSheet(valid ? QString() : invalidFieldStyle(palette()));
     m_filter->setToolTip(m_proxy->patternError());

@@ -12,6 +12,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace stb {
@@ -88,10 +90,14 @@ void DiagnosticsPane::setAudit(const AuditResult *audit)
                     m_checkpoint->isSharded() ? toQString(m_checkpoint->shardNames()[tensor.shard]) : QString(),
                     toQString(tensor.info->name), tr("Audit: %1").arg(toQString(auditFlagLabel(flag))),
                     file ? file->header().fileOffset(*tensor.info) : 0, static_cast<int>(tensor.shard),
-                    severity == AuditSeverity::Error });
+                    severity == AuditSeverity::Error, static_cast<int>(severity) });
             }
         }
     }
+    // Errors first, as the header's are, then warnings, then notes; name order within each.
+    std::stable_sort(m_auditRows.begin(), m_auditRows.end(), [](const AuditRow &a, const AuditRow &b) {
+        return a.rank < b.rank;
+    });
     if (m_checkpoint)
         rebuild();
 }

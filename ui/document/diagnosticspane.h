@@ -47,6 +47,7 @@ private:
         quint64 offset;
         int shard;
         bool error;
+        int rank; // AuditSeverity: errors first
     };
     const Checkpoint *m_checkpoint = nullptr;
     bool m_audited = false;
