@@ -80,9 +80,7 @@ int runAudit(const Invocation &invocation)
             auditFlagsText(*checkpoint, *audit, entry) });
     }
     std::fputs(table.render().c_str(), stdout);
-    std::printf("\n%s: %s (%s tensors, %s values, %s)\n", printable(path).c_str(), audit->summary.text().c_str(),
-                formatCount(audit->summary.tensors).c_str(), formatCount(audit->summary.elements).c_str(),
-                formatBytes(audit->summary.bytes).c_str());
+    std::printf("\n%s: %s\n", printable(path).c_str(), audit->summary.line().c_str());
     return findings ? Findings : Ok;
 }
 
@@ -96,9 +94,13 @@ extern const Command kAuditCommand {
     .summary = "statistics of every tensor; flags NaN, Inf, all-zero, constant, outliers\n"
                "                  (> 6 std) and duplicates; exit 1 on NaN, Inf or unreadable bytes",
     .help = "Reads every tensor's values and prints their minimum, maximum, mean, standard deviation and\n"
-            "counts of NaN, infinities and zeros, with flags: nan, inf, all_zero, constant, outlier:N\n"
-            "(N values beyond 6 standard deviations), duplicate (the same bytes as another tensor) and\n"
-            "unreadable. An invalid file is audited as far as it can be read.\n"
+            "counts of NaN, infinities and zeros, with flags: NaN values, infinite values, unreadable\n"
+            "bytes (errors); all zero, outliers (values beyond 6 standard deviations) (warnings);\n"
+            "constant, duplicate (the same bytes as another tensor) (notes). --json names them nan, inf,\n"
+            "unreadable, all_zero, outlier:N, constant, duplicate. Flags a normal model raises\n"
+            "(BatchNorm counters, norm weights and running statistics at their initial 1 or 0, tied\n"
+            "embeddings) are marked expected and not counted. An invalid file is audited as far as it\n"
+            "can be read.\n"
             "A recognised quantized weight (see docs/quantization.md) is audited on its dequantized values,\n"
             "as one row with its logical name, its scheme in the DTYPE column and its logical shape;\n"
             "--raw audits the stored codes instead.\n\n"

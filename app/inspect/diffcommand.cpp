@@ -67,7 +67,7 @@ int runDiff(const Invocation &invocation)
         return comparison->equivalent ? Ok : Findings;
     }
     if (invocation.isSet(kJsonOption.name)) {
-        std::printf("%s\n", jsonText(comparisonJson(*a, *b, *comparison)).c_str());
+        std::printf("%s\n", jsonText(comparisonJson(*a, *b, *comparison, compare)).c_str());
         return comparison->equivalent ? Ok : Findings;
     }
     TextTable table({ "NAME", "STATUS", "A", "B", "MAX_ABS_DIFF", "AT", "MEAN_ABS_DIFF", "REL_L2", "COSINE",
@@ -86,7 +86,7 @@ int runDiff(const Invocation &invocation)
         const auto &m = pair.metrics;
         table.addRow({ printable(pair.name), std::string(statusName(pair.status)),
             pairSideText(*comparison, pair, true), pairSideText(*comparison, pair, false),
-            m ? value(m->maxAbsDiff) : "", m ? std::to_string(m->argmax) : "", m ? value(m->meanAbsDiff) : "",
+            m ? value(m->maxAbsDiff) : "", m && m->compared && m->maxAbsDiff > 0 ? std::to_string(m->argmax) : "", m ? value(m->meanAbsDiff) : "",
             m ? value(m->relL2) : "", m ? value(m->cosine) : "", m ? formatCount(m->different) : "" });
     }
     if (rows)
@@ -100,7 +100,7 @@ int runDiff(const Invocation &invocation)
         std::printf("metadata changed: %s: %s -> %s\n", printable(k).c_str(), printable(v.first).c_str(),
             printable(v.second).c_str());
     std::printf("%s%s\n", rows || !md.added.empty() || !md.removed.empty() || !md.changed.empty() ? "\n" : "",
-        (comparisonSummaryText(*comparison) + (comparison->equivalent ? ": equivalent" : ": different"))
+        (comparisonSummaryText(*comparison, compare.tolerances) + (comparison->equivalent ? ": equivalent" : ": different"))
             .c_str());
     return comparison->equivalent ? Ok : Findings;
 }

@@ -1,5 +1,8 @@
 #include "core/audit/audit.h"
 
+#include "core/audit/auditexpected.h"
+#include "core/audit/auditflags.h"
+
 #include "core/concurrency/parallel.h"
 #include "core/io/busguard.h"
 #include "core/quant/quantanalyzer.h"
@@ -168,12 +171,25 @@ bool AuditEntry::has(AuditFlag::Kind kind) const
         flags.begin(), flags.end(), [kind](const AuditFlag &flag) { return flag.kind == kind; });
 }
 
+bool AuditEntry::hasFinding(AuditFlag::Kind kind) const
+{
+    return std::any_of(flags.begin(), flags.end(), [kind](const AuditFlag &flag) {
+        return flag.kind == kind && flag.expected == AuditExpectation::None;
+    });
+}
+
+bool AuditEntry::hasFindings() const
+{
+    return std::any_of(
+        flags.begin(), flags.end(), [](const AuditFlag &flag) { return flag.expected == AuditExpectation::None; });
+}
+
 std::string AuditSummary::text() const
 {
     std::vector<std::string> parts;
     auto add = [&](std::size_t n, const char *one, const char *many) {
         if (n)
-            parts.push_back(std::to_string(n) + " " + (n == 1 ? one : many));
+            parts.push_back(formatCount(n) + " " + (n == 1 ? one : many));
     };
     add(withNan, "tensor with NaN", "tensors with NaN");
     add(withInf, "tensor with Inf", "tensors with Inf");
@@ -184,12 +200,65 @@ std::string AuditSummary::text() const
     add(unreadable, "unreadable", "unreadable");
     if (unreadable && !firstUnreadable.empty())
         parts.back() += " (" + firstUnreadable + (unreadable > 1 ? ", and others)" : ")");
-    if (parts.empty())
-        return "no findings in " + std::to_string(tensors) + (tensors == 1 ? " tensor" : " tensors");
-    std::string out = parts[0];
-    for (std::size_t i = 1; i < parts.size(); ++i)
-        out += ", " + parts[i];
+    std::string out;
+    if (parts.empty()) {
+        out = "No findings in " + formatCount(tensors) + (tensors == 1 ? " tensor" : " tensors");
+    } else {
+        out = parts[0];
+        for (std::size_t i = 1; i < parts.size(); ++i)
+            out += ", " + parts[i];
+    }
+    if (expected) {
+        std::string reasons;
+        for (std::uint32_t r = 1; r < 32; ++r) {
+            if (expectedReasons & (1u << r))
+                reasons += (reasons.empty() ? "" : ", ") + std::string(auditExpectationText(AuditExpectation(r)));
+        }
+        out += "; " + formatCount(expected) + " expected, not counted: " + reasons;
+    }
     return out;
+}
+
+std::string AuditSummary::scope() const
+{
+    // Without findings the text already says how many tensors: no second count.
+    const bool counted = withNan || withInf || allZero || constant || withOutliers || duplicates || unreadable;
+    return (counted ? formatCount(tensors) + (tensors == 1 ? " tensor, " : " tensors, ") : "")
+        + formatCount(elements) + (elements == 1 ? " value, " : " values, ") + formatBytes(bytes);
+}
+
+std::string AuditSummary::line() const
+{
+    return text() + " (" + scope() + ")";
+}
+
+AuditSummary summarizeAudit(const Checkpoint &checkpoint, const std::vector<AuditEntry> &entries)
+{
+    const auto &tensors = checkpoint.tensors();
+    AuditSummary s;
+    s.tensors = entries.size();
+    for (const auto &entry : entries) {
+        const TensorStats &st = entry.analysis.stats;
+        s.elements += st.count;
+        s.bytes += tensors[entry.tensor].info->byteLength();
+        s.withNan += entry.hasFinding(AuditFlag::Kind::Nan);
+        s.withInf += entry.hasFinding(AuditFlag::Kind::Inf);
+        s.unreadable += !entry.readable;
+        if (!entry.readable && s.firstUnreadable.empty())
+            s.firstUnreadable = quotedName(tensors[entry.tensor].info->name) + ": "
+                + unreadableReason(checkpoint, tensors[entry.tensor]);
+        s.allZero += entry.hasFinding(AuditFlag::Kind::AllZero);
+        s.constant += entry.hasFinding(AuditFlag::Kind::Constant);
+        s.withOutliers += entry.hasFinding(AuditFlag::Kind::Outlier);
+        s.duplicates += entry.hasFinding(AuditFlag::Kind::Duplicate);
+        for (const auto &flag : entry.flags) {
+            if (flag.expected != AuditExpectation::None) {
+                ++s.expected;
+                s.expectedReasons |= 1u << static_cast<unsigned>(flag.expected);
+            }
+        }
+    }
+    return s;
 }
 
 std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const Checkpoint &checkpoint,
@@ -312,23 +381,8 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
     if (!findDuplicates(checkpoint, result.entries, threads, cancel))
         return std::nullopt;
 
-    AuditSummary &s = result.summary;
-    s.tensors = result.entries.size();
-    for (const auto &entry : result.entries) {
-        const TensorStats &st = entry.analysis.stats;
-        s.elements += st.count;
-        s.bytes += tensors[entry.tensor].info->byteLength();
-        s.withNan += st.nan > 0;
-        s.withInf += (st.posInf + st.negInf) > 0;
-        s.unreadable += !entry.readable;
-        if (!entry.readable && s.firstUnreadable.empty())
-            s.firstUnreadable = quotedName(tensors[entry.tensor].info->name) + ": "
-                + unreadableReason(checkpoint, tensors[entry.tensor]);
-        s.allZero += entry.has(AuditFlag::Kind::AllZero);
-        s.constant += entry.has(AuditFlag::Kind::Constant);
-        s.withOutliers += entry.has(AuditFlag::Kind::Outlier);
-        s.duplicates += entry.has(AuditFlag::Kind::Duplicate);
-    }
+    markExpected(checkpoint, result);
+    result.summary = summarizeAudit(checkpoint, result.entries);
     return result;
 }
 

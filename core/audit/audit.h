@@ -15,8 +15,19 @@
 
 namespace stb {
 
+// Why a flag is not a finding: normal models raise it (auditexpected.h recognises these), or
+// the user chose to ignore that rule or those names. Written as text by auditExpectationId.
+enum class AuditExpectation : std::uint8_t {
+    None, // a finding
+    BatchNormCounter, // `num_batches_tracked`: equal scalars in every BatchNorm
+    NormInitialisation, // running statistics and norm weights at their initial 1 (or 0)
+    TiedEmbeddings, // the output projection shares the input embedding's values
+    IgnoredRule, // the user ignores this kind of flag in this model
+    IgnoredName, // the user ignores flags on tensors named like this
+};
+
 // One thing an auditor looks for in a tensor, with its detail. Written as text only at the edge
-// (auditFlagId in auditreport.h: "nan", "outlier:3").
+// (auditflags.h: the identifier "outlier:3", the label "3 outliers", the severity).
 struct AuditFlag {
     enum class Kind : std::uint8_t {
         Unreadable, // its bytes are not all inside the file
@@ -29,6 +40,7 @@ struct AuditFlag {
     };
     Kind kind;
     std::uint64_t outliers = 0; // Outlier only
+    AuditExpectation expected = AuditExpectation::None;
 
     // Values a model cannot use, as opposed to values that deserve a look.
     bool unusable() const { return kind == Kind::Unreadable || kind == Kind::Nan || kind == Kind::Inf; }
@@ -46,7 +58,12 @@ struct AuditEntry {
     // holds its codes) audited on its dequantized values; -1 otherwise.
     std::ptrdiff_t weight = -1;
 
+    // A flag of that kind, expected or not.
     bool has(AuditFlag::Kind kind) const;
+    // A flag of that kind that counts (not expected, not ignored).
+    bool hasFinding(AuditFlag::Kind kind) const;
+    // Any flag that counts: what "Flagged only" shows.
+    bool hasFindings() const;
 };
 
 struct AuditSummary {
@@ -56,11 +73,22 @@ struct AuditSummary {
     std::size_t withNan = 0, withInf = 0, allZero = 0, constant = 0, withOutliers = 0, duplicates = 0,
                 unreadable = 0;
     std::string firstUnreadable; // quotedName(NAME) + ": reason" of the first unreadable tensor
+    // Flags not counted above: expected in a normal model, or ignored by the user; and which
+    // reasons occurred (bit i for AuditExpectation(i)).
+    std::size_t expected = 0;
+    std::uint32_t expectedReasons = 0;
 
-    // "2 tensors with NaN, 1 all-zero, 1 duplicate pair" (or "no findings"); unreadable tensors
-    // are named with the reason of the first ("1 unreadable: "w": its bytes end past the end of
-    // the file").
+    // The findings: "2 tensors with NaN, 1 all-zero, 1 duplicate pair", or "No findings in
+    // 20,000 tensors"; unreadable tensors are named with the reason of the first ("1 unreadable
+    // ("w": its bytes end past the end of the file)"); flags not counted are said so ("; 16
+    // expected, not counted: BatchNorm counters"). Counts with thousands separators.
     std::string text() const;
+    // What was audited: "8 tensors, 27 values, 108 B", without the tensor count when text()
+    // has it already ("1,234,567 values, 2.3 GiB").
+    std::string scope() const;
+    // text() with its scope, the one summary line of every front end: "No findings in 20,000
+    // tensors (1,234,567 values, 2.3 GiB)", "1 tensor with NaN (8 tensors, 27 values, 108 B)".
+    std::string line() const;
 };
 
 struct AuditResult {
@@ -68,6 +96,10 @@ struct AuditResult {
     AuditSummary summary;
     std::shared_ptr<const QuantView> quant; // the view dequantized weights came from, or null
 };
+
+// The summary of an audit's entries, counting only flags that are not expected (call again
+// after changing which flags are expected).
+AuditSummary summarizeAudit(const Checkpoint &checkpoint, const std::vector<AuditEntry> &entries);
 
 // The audit's scan of some tensors (indices into Checkpoint::tensors()): statistics and histogram
 // of each, large tensors with all threads in turn, small ones side by side. Element k belongs to
@@ -85,7 +117,8 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
 // those candidates get a TensorAnalysis::digest, which is much faster. Large tensors are scanned with all
 // threads in turn, small ones side by side. nullopt when cancelled or when a file vanished under the scan.
 // With `quant`, the codes of each decodable quantized weight are audited on their dequantized
-// values (AuditEntry::weight says which); its companions stay ordinary entries.
+// values (AuditEntry::weight says which); its companions stay ordinary entries. Flags that normal
+// models raise are marked expected (markExpected in auditexpected.h) and not counted.
 std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const AnalysisOptions &options,
     const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {},
     std::shared_ptr<const QuantView> quant = nullptr);

@@ -1,5 +1,6 @@
 #include "core/audit/auditreport.h"
 
+#include "core/audit/auditflags.h"
 #include "core/text/textformat.h"
 
 #include <charconv>
@@ -18,23 +19,10 @@ Json number(double value)
 
 std::string auditFlagId(const AuditFlag &flag)
 {
-    switch (flag.kind) {
-    case AuditFlag::Kind::Unreadable:
-        return "unreadable";
-    case AuditFlag::Kind::Nan:
-        return "nan";
-    case AuditFlag::Kind::Inf:
-        return "inf";
-    case AuditFlag::Kind::AllZero:
-        return "all_zero";
-    case AuditFlag::Kind::Constant:
-        return "constant";
-    case AuditFlag::Kind::Outlier:
-        return "outlier:" + std::to_string(flag.outliers);
-    case AuditFlag::Kind::Duplicate:
-        return "duplicate";
-    }
-    return "unknown";
+    std::string id(auditKindId(flag.kind));
+    if (flag.kind == AuditFlag::Kind::Outlier)
+        id += ":" + std::to_string(flag.outliers);
+    return id;
 }
 
 AuditRowLabel auditRowLabel(const Checkpoint &checkpoint, const AuditResult &audit, const AuditEntry &entry)
@@ -53,11 +41,13 @@ std::string auditFlagsText(const Checkpoint &checkpoint, const AuditResult &audi
     for (const auto &flag : entry.flags) {
         if (!out.empty())
             out += ", ";
-        out += auditFlagId(flag);
+        out += auditFlagLabel(flag);
         if (flag.kind == AuditFlag::Kind::Duplicate && entry.duplicateOf >= 0)
             out += " of "
                 + printable(auditRowLabel(checkpoint, audit, audit.entries[static_cast<std::size_t>(entry.duplicateOf)])
                                 .name);
+        if (flag.expected != AuditExpectation::None)
+            out += " (expected: " + std::string(auditExpectationText(flag.expected)) + ")";
     }
     return out;
 }
@@ -75,10 +65,20 @@ std::string formatValue(double value)
 
 Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit)
 {
+    return auditJson(checkpoint, audit, nullptr, {});
+}
+
+Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit, const std::vector<std::size_t> *rows,
+    const std::string &scope)
+{
     Json j;
     j["file"] = checkpoint.path();
+    if (rows)
+        j["shown"] = { { "tensors", rows->size() }, { "of", audit.entries.size() }, { "scope", scope } };
     Json tensors = Json::array();
-    for (const auto &entry : audit.entries) {
+    const std::size_t count = rows ? rows->size() : audit.entries.size();
+    for (std::size_t r = 0; r < count; ++r) {
+        const AuditEntry &entry = audit.entries[rows ? (*rows)[r] : r];
         const auto &t = checkpoint.tensors()[entry.tensor];
         const TensorStats &s = entry.analysis.stats;
         const AuditRowLabel label = auditRowLabel(checkpoint, audit, entry);
@@ -108,10 +108,19 @@ Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit)
         const Histogram &h = entry.analysis.histogram;
         row["histogram"]
             = h.empty() ? Json() : Json({ { "lo", h.lo }, { "hi", h.hi }, { "counts", h.counts } });
+        // "flags" are the findings; flags a normal model raises (or the user ignores) are listed
+        // apart with the reason, so a script counting "flags" counts what the summary counts.
         Json flags = Json::array();
-        for (const auto &flag : entry.flags)
-            flags.push_back(auditFlagId(flag));
+        Json expected = Json::array();
+        for (const auto &flag : entry.flags) {
+            if (flag.expected == AuditExpectation::None)
+                flags.push_back(auditFlagId(flag));
+            else
+                expected.push_back({ { "flag", auditFlagId(flag) }, { "reason", std::string(auditExpectationId(flag.expected)) } });
+        }
         row["flags"] = std::move(flags);
+        if (!expected.empty())
+            row["expected"] = std::move(expected);
         row["duplicate_of"] = entry.duplicateOf >= 0 ? Json(auditRowLabel(checkpoint, audit,
                                   audit.entries[static_cast<std::size_t>(entry.duplicateOf)])
                                                                 .name)
@@ -123,24 +132,33 @@ Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit)
     j["summary"] = { { "tensors", s.tensors }, { "elements", s.elements }, { "bytes", s.bytes },
         { "nan", s.withNan }, { "inf", s.withInf }, { "all_zero", s.allZero }, { "constant", s.constant },
         { "outlier", s.withOutliers }, { "duplicate", s.duplicates }, { "unreadable", s.unreadable },
-        { "text", s.text() } };
+        { "expected", s.expected }, { "text", s.text() } };
     return j;
 }
 
 std::string auditMarkdown(const Checkpoint &checkpoint, const AuditResult &audit)
 {
+    return auditMarkdown(checkpoint, audit, nullptr, {});
+}
+
+std::string auditMarkdown(const Checkpoint &checkpoint, const AuditResult &audit,
+    const std::vector<std::size_t> *rows, const std::string &scope)
+{
     std::string out = "# Audit of `" + checkpoint.path() + "`\n\n**" + audit.summary.text() + "** ("
-        + formatCount(audit.summary.tensors) + " tensors, " + formatCount(audit.summary.elements)
-        + " values, " + formatBytes(audit.summary.bytes) + ")\n\n"
-        + "| tensor | dtype | shape | min | max | mean | std | NaN | Inf | zeros | flags |\n"
-        + "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+        + audit.summary.scope() + ")\n\n";
+    if (!scope.empty())
+        out += scope + "\n\n";
+    out += "| tensor | dtype | shape | min | max | mean | std | NaN | Inf | zeros | flags |\n"
+           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
     auto cell = [](std::string text) {
         std::string escaped;
         for (char c : text)
             escaped += c == '|' ? std::string("\\|") : std::string(1, c);
         return escaped;
     };
-    for (const auto &entry : audit.entries) {
+    const std::size_t count = rows ? rows->size() : audit.entries.size();
+    for (std::size_t r = 0; r < count; ++r) {
+        const AuditEntry &entry = audit.entries[rows ? (*rows)[r] : r];
         const AuditRowLabel label = auditRowLabel(checkpoint, audit, entry);
         const TensorStats &s = entry.analysis.stats;
         out += "| `" + cell(printable(label.name)) + "` | " + label.dtype + " | " + formatShape(label.shape)

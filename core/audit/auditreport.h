@@ -24,10 +24,19 @@ AuditRowLabel auditRowLabel(const Checkpoint &checkpoint, const AuditResult &aud
 Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit);
 // The same as a Markdown report: a summary line and a table, for pasting into issues.
 std::string auditMarkdown(const Checkpoint &checkpoint, const AuditResult &audit);
-// A flag's identifier in JSON and text: "nan", "inf", "all_zero", "constant", "outlier:N",
-// "duplicate", "unreadable" (part of the CLI's contract).
+// Only some rows (indices into audit.entries, in that order; nullptr: all), as a view shows
+// them: `scope` says which ("Flagged only, names containing \"mlp\": 3 of 40 tensors"); JSON
+// gets "shown": {"tensors", "of", "scope"}, Markdown a line under the summary. The summary
+// stays the whole audit's.
+Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit, const std::vector<std::size_t> *rows,
+    const std::string &scope);
+std::string auditMarkdown(const Checkpoint &checkpoint, const AuditResult &audit,
+    const std::vector<std::size_t> *rows, const std::string &scope);
+// A flag's identifier in JSON: "nan", "inf", "all_zero", "constant", "outlier:N",
+// "duplicate", "unreadable" (part of the CLI's contract; the table is in auditflags.h).
 std::string auditFlagId(const AuditFlag &flag);
-// The flags as a person reads them: "nan, duplicate of model.embed.weight".
+// The flags as a person reads them (auditflags.h's labels), expected ones said so: "NaN values,
+// duplicate of model.embed.weight (expected: tied embeddings)".
 std::string auditFlagsText(const Checkpoint &checkpoint, const AuditResult &audit, const AuditEntry &entry);
 // A number as the reports print it: shortest round-trip digits, "nan", "inf".
 std::string formatValue(double value);

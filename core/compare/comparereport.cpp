@@ -3,6 +3,8 @@
 #include "core/audit/auditreport.h"
 #include "core/text/textformat.h"
 
+#include <algorithm>
+
 namespace stb {
 
 namespace {
@@ -33,29 +35,66 @@ std::string pairSideText(const Comparison &comparison, const TensorPair &pair, b
     return side ? side->type + " " + formatShape(side->shape) : std::string("-");
 }
 
-std::string comparisonSummaryText(const Comparison &comparison)
+std::string_view statusText(PairStatus status)
+{
+    switch (status) {
+    case PairStatus::Identical:
+        return "identical";
+    case PairStatus::Changed:
+        return "changed";
+    case PairStatus::DTypeChanged:
+        return "dtype changed";
+    case PairStatus::ShapeChanged:
+        return "shape changed";
+    case PairStatus::OnlyInA:
+        return "only in A";
+    case PairStatus::OnlyInB:
+        return "only in B";
+    }
+    return "";
+}
+
+std::string tolerancesText(const CompareOptions &options)
+{
+    if (!options.tolerances)
+        return "none: every byte compared";
+    return "atol " + formatValue(options.atol) + ", rtol " + formatValue(options.rtol)
+        + " (|a − b| ≤ atol + rtol·|b| counts as equal)";
+}
+
+std::string comparisonSummaryText(const Comparison &comparison, bool tolerances)
 {
     static const PairStatus order[] = { PairStatus::Changed, PairStatus::DTypeChanged,
         PairStatus::ShapeChanged, PairStatus::OnlyInA, PairStatus::OnlyInB, PairStatus::Identical };
-    static const char *const words[]
-        = { "identical", "changed", "dtype changed", "shape changed", "only in a", "only in b" };
+    std::size_t within = 0;
+    for (const auto &pair : comparison.pairs)
+        within += withinTolerance(pair, tolerances);
     std::string out;
-    for (PairStatus status : order) {
-        const std::size_t n = comparison.counts[static_cast<std::size_t>(status)];
+    auto add = [&](std::size_t n, std::string_view words) {
         if (!n)
-            continue;
+            return;
         if (!out.empty())
-            out += ", ";
-        out += std::to_string(n) + " " + words[static_cast<std::size_t>(status)];
+            out += " · ";
+        out += formatCount(n) + " " + std::string(words);
+    };
+    for (PairStatus status : order) {
+        std::size_t n = comparison.counts[static_cast<std::size_t>(status)];
+        if (status == PairStatus::Changed)
+            n -= std::min(n, within);
+        add(n, statusText(status));
+        if (status == PairStatus::Changed)
+            add(within, "within tolerance");
     }
     return out.empty() ? std::string("no tensors") : out;
 }
 
-Json comparisonJson(const Checkpoint &a, const Checkpoint &b, const Comparison &comparison)
+Json comparisonJson(
+    const Checkpoint &a, const Checkpoint &b, const Comparison &comparison, const CompareOptions &options)
 {
     Json j;
     j["a"] = a.path();
     j["b"] = b.path();
+    j["tolerances"] = options.tolerances ? Json({ { "atol", options.atol }, { "rtol", options.rtol } }) : Json();
     Json tensors = Json::array();
     for (const auto &pair : comparison.pairs) {
         Json row;
@@ -66,7 +105,8 @@ Json comparisonJson(const Checkpoint &a, const Checkpoint &b, const Comparison &
         if (pair.metrics) {
             const DiffMetrics &m = *pair.metrics;
             row["max_abs_diff"] = m.compared ? Json(m.maxAbsDiff) : Json();
-            row["argmax"] = m.compared ? Json(m.argmax) : Json();
+            // No element differs: no place where the largest difference is.
+            row["argmax"] = m.compared && m.maxAbsDiff > 0 ? Json(m.argmax) : Json();
             row["mean_abs_diff"] = number(m.meanAbsDiff);
             row["rel_l2"] = number(m.relL2);
             row["cosine"] = number(m.cosine);
@@ -91,6 +131,8 @@ Json comparisonJson(const Checkpoint &a, const Checkpoint &b, const Comparison &
         }
         if (!pair.readable)
             row["readable"] = false;
+        if (withinTolerance(pair, options.tolerances))
+            row["within_tolerance"] = true;
         tensors.push_back(std::move(row));
     }
     j["tensors"] = std::move(tensors);
@@ -102,15 +144,22 @@ Json comparisonJson(const Checkpoint &a, const Checkpoint &b, const Comparison &
     Json summary = Json::object();
     for (std::size_t s = 0; s < kPairStatusCount; ++s)
         summary[std::string(statusName(static_cast<PairStatus>(s)))] = comparison.counts[s];
+    std::size_t within = 0;
+    for (const auto &pair : comparison.pairs)
+        within += withinTolerance(pair, options.tolerances);
+    summary["within_tolerance"] = within;
+    summary["text"] = comparisonSummaryText(comparison, options.tolerances);
     j["summary"] = summary;
     j["equivalent"] = comparison.equivalent;
     return j;
 }
 
-std::string comparisonMarkdown(const Checkpoint &a, const Checkpoint &b, const Comparison &comparison)
+std::string comparisonMarkdown(
+    const Checkpoint &a, const Checkpoint &b, const Comparison &comparison, const CompareOptions &options)
 {
-    std::string out
-        = "# `" + a.path() + "` vs `" + b.path() + "`\n\n**" + comparisonSummaryText(comparison) + "**\n\n";
+    std::string out = "# `" + a.path() + "` vs `" + b.path() + "`\n\n**"
+        + comparisonSummaryText(comparison, options.tolerances) + "**\n\nTolerances: " + tolerancesText(options)
+        + "\n\n";
     out += "| tensor | status | a | b | max abs diff | at | mean abs diff | rel L2 | cosine | different |\n"
            "|---|---|---|---|---:|---:|---:|---:|---:|---:|\n";
     for (const auto &pair : comparison.pairs) {
@@ -118,11 +167,14 @@ std::string comparisonMarkdown(const Checkpoint &a, const Checkpoint &b, const C
             continue;
         const auto &m = pair.metrics;
         auto metric = [&](double v) { return m ? formatValue(v) : std::string(); };
-        out += "| `" + printable(pair.name) + "` | " + std::string(statusName(pair.status)) + " | "
-            + pairSideText(comparison, pair, true) + " | " + pairSideText(comparison, pair, false) + " | "
-            + metric(m ? m->maxAbsDiff : 0) + " | " + (m ? std::to_string(m->argmax) : std::string()) + " | "
-            + metric(m ? m->meanAbsDiff : 0) + " | " + metric(m ? m->relL2 : 0) + " | "
-            + metric(m ? m->cosine : 0) + " | " + (m ? formatCount(m->different) : std::string()) + " |\n";
+        const bool located = m && m->compared && m->maxAbsDiff > 0; // "at" only where something differs
+        const std::string status = std::string(statusText(pair.status))
+            + (withinTolerance(pair, options.tolerances) ? " (within tolerance)" : "");
+        out += "| `" + printable(pair.name) + "` | " + status + " | " + pairSideText(comparison, pair, true)
+            + " | " + pairSideText(comparison, pair, false) + " | " + metric(m ? m->maxAbsDiff : 0) + " | "
+            + (located ? std::to_string(m->argmax) : std::string()) + " | " + metric(m ? m->meanAbsDiff : 0)
+            + " | " + metric(m ? m->relL2 : 0) + " | " + metric(m ? m->cosine : 0) + " | "
+            + (m ? formatCount(m->different) : std::string()) + " |\n";
     }
     if (!comparison.metadata.added.empty() || !comparison.metadata.removed.empty()
         || !comparison.metadata.changed.empty()) {

@@ -312,7 +312,7 @@ private slots:
         Run run = inspect({u"diff"_s, a, b});
         QCOMPARE(run.exitCode, 1);
         QVERIFY(run.out.contains(QRegularExpression(u"\\nw +changed +F32 \\[2\\] +F32 \\[2\\] +0\\.00099\\d+ +1 "_s)));
-        QVERIFY(run.out.contains(u"1 changed, 1 identical: different"_s));
+        QVERIFY(run.out.contains(u"1 changed · 1 identical: different"_s));
         QCOMPARE(inspect({u"diff"_s, u"--atol"_s, u"0.01"_s, a, b}).exitCode, 0);
         QCOMPARE(inspect({u"diff"_s, u"--rtol"_s, u"0.0001"_s, a, b}).exitCode, 1);
         QCOMPARE(inspect({u"diff"_s, u"--atol"_s, u"-1"_s, a, b}).exitCode, 2);

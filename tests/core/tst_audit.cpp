@@ -2,6 +2,8 @@
 // exactly the right tensor and nowhere else, duplicates by name order, the summary, sharded
 // checkpoints, the JSON report, and `safetensors-inspect audit` as a process.
 #include "core/audit/audit.h"
+#include "core/audit/auditexpected.h"
+#include "core/audit/auditflags.h"
 #include "core/audit/auditreport.h"
 #include "core/io/checkpoint.h"
 #include "core/format/writer.h"
@@ -202,6 +204,12 @@ private slots:
     void cli_data();
     void cli();
     void cliBins();
+    void expectedPatterns_data();
+    void expectedPatterns();
+    void ignoredRulesAndNames();
+    void globMatch_data();
+    void globMatch();
+    void flagWords();
 
 private:
     QString path(const QString &name) const { return m_dir.filePath(name); }
@@ -417,9 +425,9 @@ void tst_Audit::summaryText_data()
     QTest::newRow("one of each") << QStringList { u"has.nan"_s, u"has.inf"_s, u"constant"_s, u"outliers"_s }
                                  << u"1 tensor with NaN, 1 tensor with Inf, 1 constant, 1 with outliers"_s;
     QTest::newRow("clean") << QStringList { u"clean.f32"_s, u"clean.bf16"_s, u"scalar"_s, u"empty.a"_s }
-                           << u"no findings in 4 tensors"_s;
-    QTest::newRow("one clean") << QStringList { u"clean.i64"_s } << u"no findings in 1 tensor"_s;
-    QTest::newRow("nothing") << QStringList {} << u"no findings in 0 tensors"_s;
+                           << u"No findings in 4 tensors"_s;
+    QTest::newRow("one clean") << QStringList { u"clean.i64"_s } << u"No findings in 1 tensor"_s;
+    QTest::newRow("nothing") << QStringList {} << u"No findings in 0 tensors"_s;
 }
 
 void tst_Audit::summaryText()
@@ -682,6 +690,181 @@ void tst_Audit::cliBins()
     }
     QCOMPARE(inspect({ u"audit"_s, u"--bins"_s, u"0"_s, m_plantedPath }).exitCode, 2);
     QCOMPARE(inspect({ u"audit"_s, u"--bins"_s, u"many"_s, m_plantedPath }).exitCode, 2);
+}
+
+// Tensors as "name=value": 1 / 0 / 2 an F32 [4] of that constant, rN four random values of
+// seed N (equal seeds make duplicates), i0 an I64 scalar 0 (a BatchNorm counter).
+static std::vector<Planted> plantedFrom(const QStringList &tensors)
+{
+    std::vector<Planted> out;
+    for (const QString &t : tensors) {
+        const QString name = t.section(u'=', 0, 0), value = t.section(u'=', 1);
+        if (value == u"i0"_s) {
+            out.push_back({ { name.toStdString(), DType::I64, {} }, std::vector<std::byte>(8), {}, {} });
+            continue;
+        }
+        std::vector<float> values = value.startsWith(u'r') ? uniform(4, value.mid(1).toUInt())
+                                                           : std::vector<float>(4, value.toFloat());
+        out.push_back({ { name.toStdString(), DType::F32, { 4 } }, bytesOf(values), {}, {} });
+    }
+    return out;
+}
+
+void tst_Audit::expectedPatterns_data()
+{
+    QTest::addColumn<QStringList>("tensors");
+    QTest::addColumn<QStringList>("findings"); // tensors with a flag that counts
+    QTest::addColumn<int>("expected"); // flags marked expected
+    QTest::addColumn<QString>("reason"); // the summary's reasons
+
+    const QString bn = u"layer1.0.bn1."_s;
+    QTest::newRow("BatchNorm counters") << QStringList { bn + u"num_batches_tracked=i0"_s,
+        u"layer1.0.bn2.num_batches_tracked=i0"_s, bn + u"weight=r1"_s }
+                                        << QStringList {} << 3 << u"BatchNorm counters"_s; // 2 all zero, 1 duplicate
+    QTest::newRow("BatchNorm initial statistics")
+        << QStringList { bn + u"running_mean=0"_s, bn + u"running_var=1"_s, bn + u"weight=1"_s, bn + u"bias=0"_s }
+        << QStringList {} << 6 << u"initial norm values"_s; // 4 constant/all zero, 2 duplicates
+    QTest::newRow("a BatchNorm known by its statistics")
+        << QStringList { u"layer1.0.downsample.1.weight=1"_s, u"layer1.0.downsample.1.running_var=1"_s,
+               u"layer1.0.downsample.0.weight=r2"_s }
+        << QStringList {} << 3 << u"initial norm values"_s;
+    QTest::newRow("LayerNorm and RMSNorm weights at 1, bias at 0")
+        << QStringList { u"model.norm.weight=1"_s, u"model.layers.0.input_layernorm.weight=1"_s,
+               u"model.layers.0.post_attention_layernorm.bias=0"_s }
+        << QStringList {} << 4 << u"initial norm values"_s;
+    QTest::newRow("GPT-2: ln_f and tied wte")
+        << QStringList { u"transformer.ln_f.weight=1"_s, u"transformer.wte.weight=r3"_s, u"lm_head.weight=r3"_s }
+        << QStringList {} << 2 << u"initial norm values, tied embeddings"_s;
+    QTest::newRow("Llama: tied embed_tokens") << QStringList { u"model.embed_tokens.weight=r4"_s, u"lm_head.weight=r4"_s }
+                                              << QStringList {} << 1 << u"tied embeddings"_s;
+    QTest::newRow("findings stay findings")
+        << QStringList { u"model.layers.0.mlp.weight=1"_s, u"model.norm.weight=2"_s,
+               u"model.layers.0.self_attn.q_proj.weight=r5"_s, u"model.layers.1.self_attn.q_proj.weight=r5"_s,
+               u"model.norm.bias=r6"_s, u"bn.running_var=2"_s }
+        << QStringList { u"model.layers.0.mlp.weight"_s, u"model.norm.weight"_s,
+               u"model.layers.1.self_attn.q_proj.weight"_s, u"bn.running_var"_s }
+        << 0 << QString();
+    QTest::newRow("a weight equal to an embedding is not tied")
+        << QStringList { u"model.embed_tokens.weight=r7"_s, u"model.layers.0.mlp.weight=r7"_s }
+        << QStringList { u"model.layers.0.mlp.weight"_s } << 0 << QString();
+}
+
+void tst_Audit::expectedPatterns()
+{
+    QFETCH(QStringList, tensors);
+    QFETCH(QStringList, findings);
+    QFETCH(int, expected);
+    QFETCH(QString, reason);
+    const QString file = path(u"expected_%1.safetensors"_s.arg(QString::fromUtf8(QTest::currentDataTag())).replace(u' ', u'_'));
+    QVERIFY(write(file, plantedFrom(tensors)));
+    std::string error;
+    const auto checkpoint = Checkpoint::open(file.toStdString(), error);
+    QVERIFY(checkpoint);
+    const auto audit = auditCheckpoint(*checkpoint, {});
+    QVERIFY(audit);
+    QStringList found;
+    int marked = 0;
+    for (const auto &entry : audit->entries) {
+        if (entry.hasFindings())
+            found << QString::fromStdString(checkpoint->tensors()[entry.tensor].info->name);
+        for (const auto &flag : entry.flags)
+            marked += flag.expected != AuditExpectation::None;
+    }
+    found.sort();
+    findings.sort();
+    QCOMPARE(found, findings);
+    QCOMPARE(marked, expected);
+    QCOMPARE(audit->summary.expected, std::size_t(expected));
+    const QString text = QString::fromStdString(audit->summary.text());
+    if (findings.isEmpty())
+        QVERIFY2(text.startsWith(u"No findings in %1 tensors"_s.arg(tensors.size())), qPrintable(text));
+    if (expected)
+        QVERIFY2(text.endsWith(u"; %1 expected, not counted: %2"_s.arg(expected).arg(reason)), qPrintable(text));
+    else
+        QVERIFY2(!text.contains(u"expected"_s), qPrintable(text));
+    // JSON keeps the identifiers: findings in "flags", the rest under "expected" with a reason.
+    const Json json = auditJson(*checkpoint, *audit);
+    int listed = 0;
+    for (const auto &row : json["tensors"])
+        listed += row.contains("expected") ? static_cast<int>(row["expected"].size()) : 0;
+    QCOMPARE(listed, expected);
+}
+
+void tst_Audit::ignoredRulesAndNames()
+{
+    const QString file = path(u"ignored.safetensors"_s);
+    QVERIFY(write(file,
+        plantedFrom({ u"a.mlp.weight=1"_s, u"b.mlp.weight=0"_s, u"c.attn.weight=r1"_s, u"d.attn.weight=r1"_s })));
+    std::string error;
+    const auto checkpoint = Checkpoint::open(file.toStdString(), error);
+    QVERIFY(checkpoint);
+    auto audit = auditCheckpoint(*checkpoint, {});
+    QVERIFY(audit);
+    QCOMPARE(audit->summary.constant, std::size_t(1));
+    QCOMPARE(audit->summary.allZero, std::size_t(1));
+    QCOMPARE(audit->summary.duplicates, std::size_t(1));
+
+    applyIgnores(*checkpoint, *audit, { { AuditFlag::Kind::Constant }, { "*.attn.*" } });
+    QCOMPARE(audit->summary.constant, std::size_t(0));
+    QCOMPARE(audit->summary.duplicates, std::size_t(0)); // d.attn.weight's, by name
+    QCOMPARE(audit->summary.allZero, std::size_t(1));
+    QCOMPARE(audit->summary.expected, std::size_t(2));
+    QCOMPARE(QString::fromStdString(audit->summary.text()),
+        u"1 all-zero; 2 expected, not counted: ignored rules, ignored names"_s);
+    // Ignoring nothing gives every finding back.
+    applyIgnores(*checkpoint, *audit, {});
+    QCOMPARE(audit->summary.constant, std::size_t(1));
+    QCOMPARE(audit->summary.duplicates, std::size_t(1));
+    QCOMPARE(audit->summary.expected, std::size_t(0));
+}
+
+void tst_Audit::globMatch_data()
+{
+    QTest::addColumn<QString>("pattern");
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<bool>("match");
+    QTest::newRow("exact") << u"a.b"_s << u"a.b"_s << true;
+    QTest::newRow("star spans dots") << u"model.*.weight"_s << u"model.layers.3.mlp.weight"_s << true;
+    QTest::newRow("question mark") << u"layers.?.w"_s << u"layers.7.w"_s << true;
+    QTest::newRow("question mark is one") << u"layers.?.w"_s << u"layers.17.w"_s << false;
+    QTest::newRow("whole name") << u"*.bias"_s << u"a.bias.x"_s << false;
+    QTest::newRow("stars only") << u"**"_s << u""_s << true;
+    QTest::newRow("case matters") << u"A*"_s << u"a"_s << false;
+}
+
+void tst_Audit::globMatch()
+{
+    QFETCH(QString, pattern);
+    QFETCH(QString, name);
+    QFETCH(bool, match);
+    QCOMPARE(stb::globMatch(pattern.toStdString(), name.toStdString()), match);
+}
+
+// The one table of words: identifiers for JSON, labels for people, severities.
+void tst_Audit::flagWords()
+{
+    using Kind = AuditFlag::Kind;
+    const struct {
+        AuditFlag flag;
+        const char *id, *label, *severity;
+    } rows[] = {
+        { { Kind::Nan }, "nan", "NaN values", "error" },
+        { { Kind::Inf }, "inf", "infinite values", "error" },
+        { { Kind::Unreadable }, "unreadable", "unreadable bytes", "error" },
+        { { Kind::AllZero }, "all_zero", "all zero", "warning" },
+        { { Kind::Outlier, 3 }, "outlier:3", "3 outliers", "warning" },
+        { { Kind::Outlier, 1 }, "outlier:1", "1 outlier", "warning" },
+        { { Kind::Constant }, "constant", "constant", "note" },
+        { { Kind::Duplicate }, "duplicate", "duplicate", "note" },
+    };
+    for (const auto &row : rows) {
+        QCOMPARE(auditFlagId(row.flag), std::string(row.id));
+        QCOMPARE(auditFlagLabel(row.flag), std::string(row.label));
+        QCOMPARE(std::string(auditSeverityName(auditSeverity(row.flag.kind))), std::string(row.severity));
+        AuditFlag::Kind back;
+        QVERIFY(auditKindFromId(auditKindId(row.flag.kind), back));
+        QCOMPARE(back, row.flag.kind);
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_Audit)

@@ -1,6 +1,8 @@
 #include "ui/audit/auditmodel.h"
 #include "ui/audit/auditview.h"
 #include "ui/common/qtformat.h"
+#include "ui/common/statuscolors.h"
+#include "ui/document/diagnosticspane.h"
 #include "ui/document/checkpointview.h"
 #include "ui/histogram/histogrampane.h"
 #include "ui/shell/documentarea.h"
@@ -19,6 +21,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
@@ -26,6 +29,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
+#include <QTreeWidget>
 
 #include <cstring>
 #include <limits>
@@ -71,6 +75,12 @@ private slots:
     void cancelLeavesNoResult();
     void selectionFollowsTheTree();
     void auditFillsTheHistogramCache();
+    void flaggedOnlyKeepsTheSelection();
+    void flagsHaveSeverities();
+    void exportsWhatIsShown();
+    void ignoresAreRememberedPerFolder();
+    void summaryWording();
+    void diagnosticsShowTheAudit();
     void sha256OfEachFile();
     void screenshot();
 
@@ -114,6 +124,7 @@ void tst_AuditView::initTestCase()
 
 void tst_AuditView::init()
 {
+    QSettings().remove(u"auditIgnores"_s); // what a test ignored stays out of the next
     m_view = std::make_unique<CheckpointView>(m_checkpoint, u"planted.safetensors"_s);
     m_view->resize(1200, 700);
     m_view->show();
@@ -144,13 +155,13 @@ void tst_AuditView::listsEveryTensorWithItsFlags()
     QCOMPARE(m_audit->model()->rowCount(), 8);
     // Name order decides which of two identical tensors is the original: "copy" < "layers".
     QCOMPARE(flagsOf(u"layers.0.weight"_s), u"duplicate of copy.weight"_s);
-    QCOMPARE(flagsOf(u"layers.1.weight"_s), u"nan"_s);
-    QCOMPARE(flagsOf(u"layers.2.weight"_s), u"inf"_s);
+    QCOMPARE(flagsOf(u"layers.1.weight"_s), u"NaN values"_s);
+    QCOMPARE(flagsOf(u"layers.2.weight"_s), u"infinite values"_s);
     QCOMPARE(flagsOf(u"layers.10.weight"_s), QString());
-    QCOMPARE(flagsOf(u"norm.zeros"_s), u"all_zero"_s);
+    QCOMPARE(flagsOf(u"norm.zeros"_s), u"all zero"_s);
     QCOMPARE(flagsOf(u"norm.scale"_s), u"constant"_s);
     QCOMPARE(flagsOf(u"copy.weight"_s), QString());
-    QCOMPARE(flagsOf(u"spike.weight"_s), u"outlier:1"_s);
+    QCOMPARE(flagsOf(u"spike.weight"_s), u"1 outlier"_s);
     const int nanRow = m_audit->model()->rowOf(u"layers.1.weight"_s);
     QCOMPARE(m_audit->model()->index(nanRow, AuditModel::NaNColumn).data().toString(), countText(3));
     QVERIFY(m_audit->model()->index(nanRow, AuditModel::FlagsColumn).data(Qt::ForegroundRole).isValid());
@@ -300,6 +311,162 @@ void tst_AuditView::sha256OfEachFile()
         QString::fromLatin1(QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256).toHex()));
     dialog->close(); // deletes itself
     QTRY_VERIFY(!m_view->findChild<Sha256Dialog *>());
+}
+
+// Ticking "Flagged only" (or typing a filter) never moves the selection to another tensor: a
+// shown row stays selected, a hidden one leaves no row selected, and the tree keeps its tensor.
+void tst_AuditView::flaggedOnlyKeepsTheSelection()
+{
+    runAudit();
+    QSignalSpy moved(m_audit, &AuditView::tensorSelected);
+    QVERIFY(m_view->selectPath(u"layers.10.weight"_s)); // clean: hidden by "Flagged only"
+    m_audit->flaggedOnlyToggle()->setChecked(true);
+    QCOMPARE(m_view->selectedPath(), u"layers.10.weight"_s);
+    QVERIFY(!m_audit->table()->selectionModel()->hasSelection());
+    m_audit->flaggedOnlyToggle()->setChecked(false);
+    QCOMPARE(m_view->selectedPath(), u"layers.10.weight"_s);
+
+    QVERIFY(m_view->selectPath(u"layers.2.weight"_s)); // flagged: stays shown and selected
+    m_audit->flaggedOnlyToggle()->setChecked(true);
+    QCOMPARE(m_view->selectedPath(), u"layers.2.weight"_s);
+    QCOMPARE(m_audit->table()->currentIndex().data(AuditModel::NameRole).toString(), u"layers.2.weight"_s);
+    m_audit->filterEdit()->setText(u"spike"_s);
+    QCOMPARE(m_view->selectedPath(), u"layers.2.weight"_s);
+    QVERIFY(!m_audit->table()->selectionModel()->hasSelection());
+    QCOMPARE(moved.count(), 0);
+}
+
+void tst_AuditView::flagsHaveSeverities()
+{
+    runAudit();
+    const auto colourOf = [this](const QString &name) {
+        return m_audit->model()
+            ->index(m_audit->model()->rowOf(name), AuditModel::FlagsColumn)
+            .data(Qt::ForegroundRole)
+            .value<QBrush>()
+            .color();
+    };
+    QCOMPARE(colourOf(u"layers.1.weight"_s), toneText(Tone::Bad)); // NaN: error
+    QCOMPARE(colourOf(u"norm.zeros"_s), toneText(Tone::Warning)); // all zero: warning
+    QCOMPARE(colourOf(u"spike.weight"_s), toneText(Tone::Warning)); // outliers: warning
+    QCOMPARE(colourOf(u"norm.scale"_s), toneText(Tone::Information)); // constant: note
+    QCOMPARE(colourOf(u"layers.0.weight"_s), toneText(Tone::Information)); // duplicate: note
+    const QString tip = m_audit->model()
+                            ->index(m_audit->model()->rowOf(u"layers.1.weight"_s), AuditModel::FlagsColumn)
+                            .data(Qt::ToolTipRole)
+                            .toString();
+    QCOMPARE(tip, u"error: NaN values"_s);
+    // Errors sort above warnings, warnings above notes.
+    m_audit->table()->sortByColumn(AuditModel::FlagsColumn, Qt::DescendingOrder);
+    const auto nameAt = [this](int row) { return m_audit->proxy()->index(row, 0).data(AuditModel::NameRole).toString(); };
+    QVERIFY(QStringList({ u"layers.1.weight"_s, u"layers.2.weight"_s }).contains(nameAt(0)));
+    QVERIFY(QStringList({ u"norm.zeros"_s, u"spike.weight"_s }).contains(nameAt(2)));
+}
+
+void tst_AuditView::exportsWhatIsShown()
+{
+    runAudit();
+    m_audit->filterEdit()->setText(u"layers"_s);
+    m_audit->flaggedOnlyToggle()->setChecked(true);
+    QVERIFY(m_audit->isFiltered());
+    QCOMPARE(m_audit->shownScope(), u"3 of 8 tensors shown (flagged only, names containing “layers”)"_s);
+    QTemporaryDir out;
+    const QString json = out.filePath(u"shown.json"_s), markdown = out.filePath(u"shown.md"_s);
+    QVERIFY(m_audit->exportJson(json, nullptr, AuditView::Rows::Shown));
+    QVERIFY(m_audit->exportMarkdown(markdown, nullptr, AuditView::Rows::Shown));
+    QFile jsonFile(json);
+    QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+    const QJsonObject doc = QJsonDocument::fromJson(jsonFile.readAll()).object();
+    QStringList names;
+    for (const auto &t : doc.value(u"tensors"_s).toArray())
+        names << t.toObject().value(u"name"_s).toString();
+    names.sort();
+    QCOMPARE(names, (QStringList { u"layers.0.weight"_s, u"layers.1.weight"_s, u"layers.2.weight"_s }));
+    QCOMPARE(doc.value(u"shown"_s).toObject().value(u"of"_s).toInt(), 8);
+    QVERIFY(doc.value(u"shown"_s).toObject().value(u"scope"_s).toString().contains(u"flagged only"_s));
+    QFile mdFile(markdown);
+    QVERIFY(mdFile.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QString md = QString::fromUtf8(mdFile.readAll());
+    QVERIFY2(md.contains(u"Rows: 3 of 8 tensors shown (flagged only"_s), qPrintable(md));
+    QVERIFY(!md.contains(u"spike.weight"_s));
+    // Everything is still one choice away.
+    QVERIFY(m_audit->exportJson(json, nullptr, AuditView::Rows::All));
+    QFile allFile(json); // written anew: another file under the same name
+    QVERIFY(allFile.open(QIODevice::ReadOnly));
+    QCOMPARE(QJsonDocument::fromJson(allFile.readAll()).object().value(u"tensors"_s).toArray().size(), 8);
+}
+
+void tst_AuditView::ignoresAreRememberedPerFolder()
+{
+    runAudit();
+    QVERIFY(m_audit->summaryText().contains(u"1 constant"_s));
+    AuditIgnores ignores;
+    ignores.kinds = { AuditFlag::Kind::Constant };
+    ignores.namePatterns = { "spike.*" };
+    m_audit->setIgnores(ignores);
+    QVERIFY2(!m_audit->summaryText().contains(u"constant,"_s), qPrintable(m_audit->summaryText()));
+    QVERIFY(!m_audit->summaryText().contains(u"outliers,"_s));
+    QVERIFY(m_audit->summaryText().contains(u"2 expected, not counted: ignored rules, ignored names"_s));
+    QCOMPARE(flagsOf(u"norm.scale"_s), u"constant (expected: ignored rules)"_s);
+    QVERIFY(!m_audit->model()
+                 ->index(m_audit->model()->rowOf(u"norm.scale"_s), 0)
+                 .data(AuditModel::FlaggedRole)
+                 .toBool());
+    // Another view of the same model (a new window, a later session) ignores the same.
+    CheckpointView again(m_checkpoint, u"planted.safetensors"_s);
+    QSignalSpy finished(again.auditView(), &AuditView::finished);
+    again.startAudit();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20'000);
+    QVERIFY(again.auditView()->summaryText().contains(u"2 expected, not counted"_s));
+    m_audit->setIgnores({});
+    QVERIFY(m_audit->summaryText().contains(u"1 constant"_s));
+}
+
+// One number format, and the tensor count said once.
+void tst_AuditView::summaryWording()
+{
+    runAudit();
+    const QString text = m_audit->summaryText();
+    QVERIFY2(text.startsWith(u"1 tensor with NaN, 1 tensor with Inf"_s), qPrintable(text));
+    QVERIFY2(text.contains(u" (8 tensors, %1 values, "_s.arg(countText(5472))), qPrintable(text));
+
+    const QString clean = m_dir.filePath(u"clean.safetensors"_s);
+    const auto checkpoint = test::writeCheckpoint(clean.toStdString(),
+        std::vector<TensorSpec> { { "a", DType::F32, { 2000 } }, { "b", DType::F32, { 3 } } },
+        [](std::size_t spec, std::size_t i) { return float(i % 7) - 3.0f + float(spec); });
+    CheckpointView view(checkpoint, u"clean.safetensors"_s);
+    QSignalSpy finished(view.auditView(), &AuditView::finished);
+    view.startAudit();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20'000);
+    QCOMPARE(view.auditView()->summaryText(), u"No findings in 2 tensors (2,003 values, 7.8 KiB)"_s);
+}
+
+// The Diagnostics pane says that values are the audit's business, links to it, and shows its
+// findings once it ran.
+void tst_AuditView::diagnosticsShowTheAudit()
+{
+    DiagnosticsPane *pane = m_view->diagnosticsPane();
+    m_view->setCurrentPane(CheckpointView::DiagnosticsTab);
+    QVERIFY2(pane->summaryText().contains(u"<a href='audit'>audit the checkpoint</a>"_s),
+        qPrintable(pane->summaryText()));
+    QCOMPARE(pane->count(), 0);
+    QSignalSpy finished(m_audit, &AuditView::finished);
+    emit pane->auditRequested(); // the link
+    QVERIFY(!m_audit->isHidden());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20'000);
+    QVERIFY2(pane->summaryText().contains(u"1 tensor with NaN"_s), qPrintable(pane->summaryText()));
+    QVERIFY(pane->summaryText().contains(u"Show the audit"_s));
+    QStringList rules;
+    for (int i = 0; i < pane->count(); ++i)
+        rules << pane->table()->topLevelItem(i)->text(DiagnosticsPane::RuleColumn) + u"@"_s
+                + pane->table()->topLevelItem(i)->text(DiagnosticsPane::TensorColumn);
+    QVERIFY2(rules.contains(u"nan@layers.1.weight"_s), qPrintable(rules.join(u' ')));
+    QVERIFY(rules.contains(u"inf@layers.2.weight"_s));
+    QCOMPARE(pane->count(), 6); // nan, inf, all zero, constant, outlier, duplicate
+    // A row jumps to the tensor.
+    QTreeWidgetItem *nan = pane->table()->findItems(u"nan"_s, Qt::MatchExactly, DiagnosticsPane::RuleColumn).first();
+    emit pane->table()->itemActivated(nan, 0);
+    QCOMPARE(m_view->selectedPath(), u"layers.1.weight"_s);
 }
 
 // STB_SCREENSHOT_DIR=dir saves dir/audit.png: the window after auditing the planted checkpoint.

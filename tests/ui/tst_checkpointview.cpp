@@ -7,11 +7,14 @@
 #include "ui/shell/messagebar.h"
 #include "ui/document/metadatapane.h"
 #include "ui/document/overviewpane.h"
+#include "ui/document/tensorfiltermodel.h"
+#include "ui/document/tensortreemodel.h"
 
 #include "core/io/checkpoint.h"
 #include "tests/support/testfiles.h"
 
 #include <QClipboard>
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QGuiApplication>
 #include <QLabel>
@@ -39,6 +42,11 @@ private slots:
     void panesComputeOnlyWhenShown();
     void filterKeepsParents();
     void flatToggleKeepsSelection();
+    void filterCountsAndTotalsWhatMatches();
+    void invalidRegexShowsNothing();
+    void escapeClearsTheFilter();
+    void flatRoundTripKeepsExpansion();
+    void goToOffsetSelectsTheTensor();
     void copyName();
     void invalidFileOpensOnDiagnostics();
     void diagnosticJumpsToOffset();
@@ -166,6 +174,149 @@ void tst_CheckpointView::flatToggleKeepsSelection()
     QCOMPARE(std::size_t(view.treeView()->model()->rowCount()), view.checkpoint()->tensors().size());
     QCOMPARE(view.selectedPath(), u"model.layers.3.self_attn.k_proj.weight"_s);
     QCOMPARE(view.treeView()->currentIndex().data().toString(), u"model.layers.3.self_attn.k_proj.weight"_s);
+}
+
+// "N of M tensors match" under the filter, and each group's count, parameters and size are
+// those of its matching tensors, not of everything below it.
+void tst_CheckpointView::filterCountsAndTotalsWhatMatches()
+{
+    CheckpointView view(open(m_sample), u"sample.safetensors"_s);
+    const std::size_t all = view.checkpoint()->tensors().size();
+    QVERIFY(view.filterStatus()->isHidden());
+    view.treeView()->setCurrentIndex(view.treeView()->model()->index(0, 0)); // lm_head, hidden by the filter
+    view.treeView()->selectionModel()->clearSelection();
+    view.filterEdit()->setText(u"mlp.up_proj"_s);
+    QCOMPARE(view.selectedPath(), QString()); // typing selects nothing
+    QVERIFY(!view.filterStatus()->isHidden());
+    QCOMPARE(view.filterStatus()->text(), u"12 of %1 tensors match"_s.arg(all));
+    QCOMPARE(view.filterModel()->matchCount(), 12u);
+
+    const QAbstractItemModel *model = view.treeView()->model();
+    const auto child = [model](const QModelIndex &parent, const QString &name) {
+        for (int row = 0; row < model->rowCount(parent); ++row) {
+            if (model->index(row, 0, parent).data().toString() == name)
+                return model->index(row, 0, parent);
+        }
+        return QModelIndex();
+    };
+    const QModelIndex mlp = child(child(child(child({}, u"model"_s), u"layers"_s), u"3"_s), u"mlp"_s);
+    QVERIFY(mlp.isValid());
+    QCOMPARE(model->rowCount(mlp), 1);
+    const QModelIndex up = child(child(mlp, u"up_proj"_s), u"weight"_s);
+    QVERIFY(up.isValid());
+    const auto cell = [model](const QModelIndex &index, int column) {
+        return model->index(index.row(), column, index.parent()).data().toString();
+    };
+    // One tensor in the group: its totals are that tensor's (mlp holds three unfiltered).
+    QCOMPARE(cell(mlp, TensorTreeModel::ShapeColumn), u"1 tensor"_s);
+    QCOMPARE(cell(mlp, TensorTreeModel::ParametersColumn), cell(up, TensorTreeModel::ParametersColumn));
+    QCOMPARE(cell(mlp, TensorTreeModel::SizeColumn), cell(up, TensorTreeModel::SizeColumn));
+    QCOMPARE(cell(mlp, TensorTreeModel::DTypeColumn), u"BF16"_s);
+    QCOMPARE(cell(child({}, u"model"_s), TensorTreeModel::ShapeColumn), u"12 tensors"_s);
+    QVERIFY(model->index(mlp.row(), TensorTreeModel::ShapeColumn, mlp.parent())
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(u"1 of 3 tensors"_s));
+
+    view.filterEdit()->setText(u"no such tensor"_s);
+    QCOMPARE(view.filterStatus()->text().contains(u"0 of %1 tensors match"_s.arg(all)), true);
+    QCOMPARE(model->rowCount(), 0);
+    view.filterEdit()->clear();
+    QVERIFY(view.filterStatus()->isHidden());
+    const QModelIndex wholeMlp = child(child(child(child({}, u"model"_s), u"layers"_s), u"3"_s), u"mlp"_s);
+    QCOMPARE(cell(wholeMlp, TensorTreeModel::ShapeColumn), u"3 tensors"_s);
+}
+
+// A regular expression that does not compile shows no tensor, and says what is wrong and where.
+void tst_CheckpointView::invalidRegexShowsNothing()
+{
+    CheckpointView view(open(m_sample), u"sample.safetensors"_s);
+    auto *mode = view.findChild<QComboBox *>(u"filterMode"_s);
+    QVERIFY(mode);
+    mode->setCurrentIndex(mode->findData(QVariant::fromValue(TensorFilterModel::Mode::Regex)));
+    view.filterEdit()->setText(u"layers.(1"_s);
+    QVERIFY(!view.filterModel()->isPatternValid());
+    QCOMPARE(view.treeView()->model()->rowCount(), 0);
+    const QString status = view.filterStatus()->text();
+    QVERIFY2(status.contains(u"Invalid regular expression: missing closing parenthesis at character 10"_s),
+        qPrintable(status));
+    view.filterEdit()->setText(u"layers.(1)\\.mlp.up"_s);
+    QVERIFY(view.filterModel()->isPatternValid());
+    QVERIFY2(view.filterStatus()->text().startsWith(u"1 of"_s), qPrintable(view.filterStatus()->text()));
+}
+
+void tst_CheckpointView::escapeClearsTheFilter()
+{
+    CheckpointView view(open(m_sample), u"sample.safetensors"_s);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&view));
+    view.focusFilter();
+    QTRY_VERIFY(view.filterEdit()->hasFocus());
+    QTest::keyClicks(view.filterEdit(), u"k_proj"_s);
+    QCOMPARE(view.filterModel()->matchCount(), 12u);
+    QTest::keyClick(view.filterEdit(), Qt::Key_Escape);
+    QCOMPARE(view.filterEdit()->text(), QString());
+    QCOMPARE(view.treeView()->model()->rowCount(), 2);
+}
+
+// Flat and back: the groups that were open are open again, and the selection is the same tensor.
+void tst_CheckpointView::flatRoundTripKeepsExpansion()
+{
+    CheckpointView view(open(m_sample), u"sample.safetensors"_s);
+    QVERIFY(view.selectPath(u"model.layers.7.self_attn.v_proj.weight"_s)); // expands its parents
+    QTreeView *tree = view.treeView();
+    const auto proxyOf = [&view](const QString &path) {
+        return view.filterModel()->mapFromSource(
+            static_cast<TensorTreeModel *>(view.filterModel()->sourceModel())->indexOfPath(path));
+    };
+    tree->expand(proxyOf(u"model.layers.2.mlp"_s));
+    tree->expand(proxyOf(u"model.layers.2"_s));
+    tree->collapse(proxyOf(u"lm_head"_s));
+    view.setFlat(true);
+    QVERIFY(view.isFlat());
+    QCOMPARE(view.selectedPath(), u"model.layers.7.self_attn.v_proj.weight"_s);
+    view.setFlat(false);
+    QVERIFY(!view.isFlat());
+    QCOMPARE(view.selectedPath(), u"model.layers.7.self_attn.v_proj.weight"_s);
+    for (const QString &open : { u"model"_s, u"model.layers"_s, u"model.layers.7"_s, u"model.layers.7.self_attn"_s,
+             u"model.layers.2"_s, u"model.layers.2.mlp"_s })
+        QVERIFY2(tree->isExpanded(proxyOf(open)), qPrintable(open));
+    QVERIFY(!tree->isExpanded(proxyOf(u"model.layers.3"_s)));
+    // The button says so too.
+    QVERIFY(!view.findChild<QToolButton *>(u"flatToggle"_s)->isChecked());
+}
+
+// Typing an offset that lies in another tensor selects that tensor; the Hex pane stays there.
+void tst_CheckpointView::goToOffsetSelectsTheTensor()
+{
+    CheckpointView view(open(m_sample), u"sample.safetensors"_s);
+    view.resize(1000, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.selectPath(u"model.embed_tokens.weight"_s));
+    view.setCurrentPane(CheckpointView::HexTab);
+    const auto &header = view.checkpoint()->shards()[0]->header();
+    const TensorInfo *target = nullptr;
+    for (const auto &t : header.tensors) {
+        if (t.name == "model.layers.5.mlp.down_proj.weight")
+            target = &t;
+    }
+    QVERIFY(target);
+    const quint64 offset = header.fileOffset(*target) + 10;
+    auto *field = view.hexPane()->findChild<QLineEdit *>();
+    QVERIFY(field);
+    field->setText(QString::number(offset));
+    QTest::keyClick(field, Qt::Key_Return);
+    QCOMPARE(view.selectedPath(), u"model.layers.5.mlp.down_proj.weight"_s);
+    QCOMPARE(view.hexPane()->view()->cursorOffset(), offset);
+    QCOMPARE(view.hexPane()->view()->tensor(), target);
+    // Within the selected tensor, the selection stays.
+    field->setText(QString::number(offset + 4));
+    QTest::keyClick(field, Qt::Key_Return);
+    QCOMPARE(view.selectedPath(), u"model.layers.5.mlp.down_proj.weight"_s);
+    QCOMPARE(view.hexPane()->view()->cursorOffset(), offset + 4);
 }
 
 void tst_CheckpointView::copyName()

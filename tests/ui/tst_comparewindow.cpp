@@ -31,6 +31,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <limits>
 #include <QTreeView>
 
 #include <cstring>
@@ -89,6 +91,8 @@ private slots:
     void groupShowsCountsPerStatus();
     void tolerancesChangeVerdict();
     void exportWritesParseableJson();
+    void exportsStateTheTolerances();
+    void noLocationWhenNothingDiffers();
     void cancelLeavesNoResult();
     void unopenableSideSaysWhy();
     void dropReplacesSides();
@@ -188,8 +192,9 @@ void tst_CompareWindow::treesAlignedAndSynchronized()
               }
           };
     same({}, {});
+    // The details pane's words in the status bar: one vocabulary.
     QCOMPARE(window.summaryText(),
-        u"1 changed, 1 dtype changed, 1 shape changed, 1 only in a, 1 only in b, 3 identical"_s);
+        u"1 changed · 1 dtype changed · 1 shape changed · 1 only in A · 1 only in B · 3 identical"_s);
 
     // Expanding and collapsing on A does the same on B.
     const QModelIndex lmA = a->model()->index(0, 0), lmB = b->model()->index(0, 0);
@@ -299,8 +304,7 @@ void tst_CompareWindow::tolerancesChangeVerdict()
     QVERIFY(window.setTolerances(u"0.6"_s, QString()));
     QVERIFY(finished.wait(10'000));
     QCOMPARE(window.verdictText(), u"equivalent within tolerance"_s);
-    QVERIFY2(window.summaryText().contains(u"1 of the changed within tolerance"_s),
-        qPrintable(window.summaryText()));
+    QCOMPARE(window.summaryText(), u"1 within tolerance"_s);
     QVERIFY(window.details()->metricsText().contains(u"within tolerance"_s)); // whole: counts per status
     QCOMPARE(window.trees()->modelA()->index(0, CompareModel::StatusColumn).data().toString(),
         u"within tolerance"_s);
@@ -329,6 +333,67 @@ void tst_CompareWindow::exportWritesParseableJson()
     QCOMPARE(doc.object().value(u"summary"_s).toObject().value(u"changed"_s).toInt(), 1);
     QVERIFY(window.exportMarkdown(m_dir.filePath(u"diff.md"_s)));
     QVERIFY(QFile(m_dir.filePath(u"diff.md"_s)).size() > 0);
+}
+
+// The exports are of what the window shows: compared with its tolerances, which they state.
+void tst_CompareWindow::exportsStateTheTolerances()
+{
+    CompareWindow window;
+    openAndWait(window, m_c1, m_c2);
+    QSignalSpy finished(&window, &CompareWindow::comparisonFinished);
+    QVERIFY(window.setTolerances(u"0.6"_s, u"0.001"_s));
+    QVERIFY(finished.wait(10'000));
+    const QString json = m_dir.filePath(u"tolerant.json"_s), markdown = m_dir.filePath(u"tolerant.md"_s);
+    QVERIFY(window.exportJson(json));
+    QVERIFY(window.exportMarkdown(markdown));
+    QFile jsonFile(json);
+    QVERIFY(jsonFile.open(QIODevice::ReadOnly));
+    const QJsonObject doc = QJsonDocument::fromJson(jsonFile.readAll()).object();
+    QCOMPARE(doc.value(u"tolerances"_s).toObject().value(u"atol"_s).toDouble(), 0.6);
+    QCOMPARE(doc.value(u"tolerances"_s).toObject().value(u"rtol"_s).toDouble(), 0.001);
+    QCOMPARE(doc.value(u"summary"_s).toObject().value(u"within_tolerance"_s).toInt(), 1);
+    QCOMPARE(doc.value(u"summary"_s).toObject().value(u"text"_s).toString(), window.summaryText());
+    QVERIFY(doc.value(u"tensors"_s).toArray().first().toObject().value(u"within_tolerance"_s).toBool());
+    QFile mdFile(markdown);
+    QVERIFY(mdFile.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QString md = QString::fromUtf8(mdFile.readAll());
+    QVERIFY2(md.contains(u"**1 within tolerance**"_s), qPrintable(md));
+    QVERIFY(md.contains(u"Tolerances: atol 0.6, rtol 0.001"_s));
+    QVERIFY(md.contains(u"| changed (within tolerance) |"_s));
+
+    // Without tolerances the files say that bytes were compared.
+    QVERIFY(window.setTolerances(QString(), QString()));
+    QVERIFY(finished.wait(10'000));
+    QVERIFY(window.exportMarkdown(markdown));
+    QFile again(markdown);
+    QVERIFY(again.open(QIODevice::ReadOnly | QIODevice::Text));
+    QVERIFY(QString::fromUtf8(again.readAll()).contains(u"Tolerances: none: every byte compared"_s));
+}
+
+// A pair whose finite values are all equal (it differs in a NaN) has no "at [i]".
+void tst_CompareWindow::noLocationWhenNothingDiffers()
+{
+    const std::vector<float> a { 1, std::numeric_limits<float>::quiet_NaN() }, b { 1, 2 };
+    const QString pathA = write(m_dir, u"nan-a.safetensors"_s, { { "w", DType::F32, { 2 }, bytesOf(a) } });
+    const QString pathB = write(m_dir, u"nan-b.safetensors"_s, { { "w", DType::F32, { 2 }, bytesOf(b) } });
+    CompareWindow window;
+    openAndWait(window, pathA, pathB);
+    QVERIFY(window.trees()->selectPath(u"w"_s));
+    const QString text = window.details()->metricsText();
+    QVERIFY2(text.contains(u"0 (equal wherever both are finite)"_s), qPrintable(text));
+    QVERIFY2(!text.contains(u" at ["_s), qPrintable(text));
+    const QString json = m_dir.filePath(u"nan.json"_s);
+    QVERIFY(window.exportJson(json));
+    QFile file(json);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(QJsonDocument::fromJson(file.readAll())
+                .object()
+                .value(u"tensors"_s)
+                .toArray()
+                .first()
+                .toObject()
+                .value(u"argmax"_s)
+                .isNull());
 }
 
 // Opening runs off the GUI thread: a side that cannot be opened ends in the bar, naming the file,

@@ -1,11 +1,16 @@
 #include "ui/document/checkpointview.h"
 #include "ui/shell/documentarea.h"
+#include "ui/shell/documentmenus.h"
+#include "ui/document/tensorfiltermodel.h"
+#include "ui/hex/hexpane.h"
 #include "ui/shell/mainwindow.h"
 #include "ui/shell/recentfiles.h"
 
 #include "tests/support/testfiles.h"
 
+#include <QLineEdit>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMimeData>
 #include <QSettings>
 #include <QStandardPaths>
@@ -13,6 +18,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 #include <QUrl>
 
 using namespace Qt::StringLiterals;
@@ -32,6 +38,8 @@ private slots:
     void dropOpensFiles();
     void recentFilesDropVanished();
     void geometryIsRestored();
+    void keyboardReachesEverything();
+    void menusShowShortcuts();
 
 private:
     QString write(const QString &name, int layers);
@@ -176,6 +184,91 @@ void tst_MainWindow::geometryIsRestored()
     }
     MainWindow again;
     QCOMPARE(again.size(), QSize(900, 640));
+}
+
+// Ctrl+F, Escape, Alt+digit, Ctrl+G, Ctrl+Tab and Ctrl+PgUp/PgDn, pressed as a user presses them.
+void tst_MainWindow::keyboardReachesEverything()
+{
+    MainWindow window;
+    window.openFiles({ write(u"first.safetensors"_s, 2), write(u"second.safetensors"_s, 3) });
+    QTRY_COMPARE_WITH_TIMEOUT(window.documents()->openingCount(), 0, 60000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTabWidget *tabs = window.documents()->tabs();
+    QCOMPARE(tabs->currentIndex(), 1);
+    CheckpointView *view = window.documents()->currentView();
+    view->treeView()->setFocus();
+
+    QTest::keySequence(&window, QKeySequence::Find);
+    QTRY_VERIFY(view->filterEdit()->hasFocus());
+    QTest::keyClicks(view->filterEdit(), u"mlp"_s);
+    QVERIFY(view->filterModel()->isFiltering());
+    QTest::keyClick(view->filterEdit(), Qt::Key_Escape);
+    QCOMPARE(view->filterEdit()->text(), QString());
+
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_3, Qt::AltModifier);
+    QCOMPARE(view->currentPane(), CheckpointView::HexTab);
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_6, Qt::AltModifier);
+    QCOMPARE(view->currentPane(), CheckpointView::HistogramTab);
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_1, Qt::AltModifier);
+    QCOMPARE(view->currentPane(), CheckpointView::OverviewTab);
+
+    // Ctrl+G from the tree: the Hex pane, caret in its offset field.
+    view->treeView()->setFocus();
+    QTest::keyClick(view->treeView(), Qt::Key_G, Qt::ControlModifier);
+    QCOMPARE(view->currentPane(), CheckpointView::HexTab);
+    QTRY_VERIFY(QApplication::focusWidget() && QApplication::focusWidget()->parentWidget() == view->hexPane());
+    QVERIFY(qobject_cast<QLineEdit *>(QApplication::focusWidget()));
+
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_PageUp, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), 0);
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_PageDown, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), 1);
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), 0); // wraps around
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Backtab, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(tabs->currentIndex(), 1);
+
+    // The View menu follows the document: its pane is checked.
+    auto *menus = window.findChild<DocumentMenus *>();
+    QVERIFY(menus);
+    QVERIFY(menus->paneActions()[CheckpointView::HexTab]->isChecked());
+    menus->flatAction()->trigger();
+    QVERIFY(view->isFlat());
+}
+
+// Every entry of the document menus has a shortcut, and the menus show it.
+void tst_MainWindow::menusShowShortcuts()
+{
+    MainWindow window;
+    QStringList missing;
+    QStringList seen;
+    for (QAction *top : window.menuBar()->actions()) {
+        const QString menu = top->text().remove(u'&');
+        if (menu != u"Edit"_s && menu != u"View"_s)
+            continue;
+        for (QAction *action : top->menu()->actions()) {
+            if (action->isSeparator())
+                continue;
+            if (action->shortcut().isEmpty())
+                missing << action->text();
+            seen << action->shortcut().toString();
+        }
+    }
+    QVERIFY2(missing.isEmpty(), qPrintable(missing.join(u", "_s)));
+    for (const QString &key : { u"Ctrl+F"_s, u"Ctrl+G"_s, u"Alt+1"_s, u"Alt+9"_s, u"Ctrl+PgDown"_s, u"Ctrl+PgUp"_s })
+        QVERIFY2(seen.contains(key), qPrintable(key));
+    // No two entries of the window share a key: a shared key triggers neither.
+    QStringList all;
+    for (QAction *action : window.findChildren<QAction *>()) {
+        for (const QKeySequence &key : action->shortcuts())
+            all << key.toString();
+    }
+    const qsizetype count = all.size();
+    all.removeDuplicates();
+    QCOMPARE(all.size(), count);
 }
 
 QTEST_MAIN(tst_MainWindow)

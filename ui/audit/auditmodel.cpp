@@ -1,5 +1,6 @@
 #include "ui/audit/auditmodel.h"
 
+#include "core/audit/auditflags.h"
 #include "core/audit/auditreport.h"
 #include "ui/common/qtformat.h"
 #include "ui/common/statuscolors.h"
@@ -10,6 +11,7 @@
 #include <QLocale>
 
 #include <cmath>
+#include <optional>
 #include <limits>
 
 using namespace Qt::StringLiterals;
@@ -29,14 +31,33 @@ QString statText(double value)
     return std::isnan(value) ? u"—"_s : QLocale().toString(value, 'g', 6);
 }
 
-// Red for values a model cannot use (NaN, Inf, unreadable), amber for what deserves a look.
-QColor flagColor(const AuditEntry &entry)
+// The most severe flag that counts, or nullopt when every flag is expected (or there is none).
+std::optional<AuditSeverity> worstSeverity(const AuditEntry &entry)
 {
+    std::optional<AuditSeverity> worst;
     for (const auto &flag : entry.flags) {
-        if (flag.unusable())
-            return toneText(Tone::Bad);
+        const AuditSeverity severity = auditSeverity(flag.kind);
+        if (flag.expected == AuditExpectation::None && (!worst || severity < *worst))
+            worst = severity;
     }
-    return toneText(Tone::Warning);
+    return worst;
+}
+
+// Red for values a model cannot use, amber for what deserves a look, blue for notes, grey for
+// what is expected: statuscolors' tones, so a dark palette reads too.
+Tone severityTone(std::optional<AuditSeverity> severity)
+{
+    if (!severity)
+        return Tone::Muted;
+    switch (*severity) {
+    case AuditSeverity::Error:
+        return Tone::Bad;
+    case AuditSeverity::Warning:
+        return Tone::Warning;
+    case AuditSeverity::Note:
+        return Tone::Information;
+    }
+    return Tone::Muted;
 }
 
 } // namespace
@@ -101,20 +122,26 @@ QVariant AuditModel::data(const QModelIndex &index, int role) const
     case SortRole:
         return sortKey(*entry, index.column());
     case FlaggedRole:
-        return !entry->flags.empty();
+        return entry->hasFindings();
     case NameRole:
         return toQString(m_checkpoint->tensors()[entry->tensor].info->name);
     case Qt::ForegroundRole:
         if (index.column() == FlagsColumn && !entry->flags.empty())
-            return QBrush(flagColor(*entry));
+            return QBrush(toneText(severityTone(worstSeverity(*entry))));
         break;
     case Qt::FontRole:
         if (index.column() == FlagsColumn && !entry->flags.empty()) {
+            // Findings stand out; expected flags are there for the record.
             QFont font;
-            font.setBold(true);
+            font.setBold(entry->hasFindings());
+            font.setItalic(!entry->hasFindings());
             return font;
         }
         break;
+    case SeverityRole: {
+        const auto severity = worstSeverity(*entry);
+        return severity ? QVariant(static_cast<int>(*severity)) : QVariant();
+    }
     case Qt::TextAlignmentRole:
         if (index.column() >= MinColumn && index.column() <= ZerosColumn)
             return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
@@ -127,7 +154,9 @@ QVariant AuditModel::data(const QModelIndex &index, int role) const
             const double values[] = { s.min, s.max, s.mean, s.std };
             return toQString(formatValue(values[index.column() - MinColumn]));
         }
-        if (index.column() == FlagsColumn || index.column() == NameColumn)
+        if (index.column() == FlagsColumn)
+            return flagsToolTip(*entry);
+        if (index.column() == NameColumn)
             return display(*entry, index.column());
         break;
     }
@@ -191,15 +220,46 @@ QVariant AuditModel::sortKey(const AuditEntry &entry, int column) const
     case ZerosColumn:
         return static_cast<qulonglong>(s.zeros);
     case FlagsColumn: {
-        // Unusable values (NaN, Inf, unreadable) outrank everything else put together.
-        int severity = 0;
-        for (const auto &flag : entry.flags)
-            severity += flag.unusable() ? 100 : 1;
-        return severity;
+        // Errors outrank warnings, warnings notes, put together; expected flags count nothing.
+        int weight = 0;
+        for (const auto &flag : entry.flags) {
+            if (flag.expected == AuditExpectation::None) {
+                const AuditSeverity severity = auditSeverity(flag.kind);
+                weight += severity == AuditSeverity::Error ? 10000 : severity == AuditSeverity::Warning ? 100 : 1;
+            }
+        }
+        return weight;
     }
     default:
         return display(entry, column);
     }
+}
+
+// One line per flag: "error: NaN values", "note: duplicate of x (expected: tied embeddings)".
+QString AuditModel::flagsToolTip(const AuditEntry &entry) const
+{
+    QStringList lines;
+    for (const auto &flag : entry.flags) {
+        QString line = u"%1: %2"_s.arg(toQString(auditSeverityName(auditSeverity(flag.kind))),
+            toQString(auditFlagLabel(flag)));
+        if (flag.kind == AuditFlag::Kind::Duplicate && entry.duplicateOf >= 0)
+            line += tr(" of %1").arg(shownName(
+                m_checkpoint->tensors()[m_result.entries[static_cast<std::size_t>(entry.duplicateOf)].tensor].info->name,
+                200));
+        if (flag.expected != AuditExpectation::None)
+            line += tr(" (expected: %1; not counted)").arg(toQString(auditExpectationText(flag.expected)));
+        lines << line;
+    }
+    return lines.join(u'\n');
+}
+
+void AuditModel::setIgnores(const AuditIgnores &ignores)
+{
+    if (!m_checkpoint)
+        return;
+    applyIgnores(*m_checkpoint, m_result, ignores);
+    if (rowCount() > 0)
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
 QVariant AuditModel::headerData(int section, Qt::Orientation orientation, int role) const

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/audit/audit.h"
+#include "core/audit/auditexpected.h"
 
 #include <QAbstractTableModel>
 
@@ -28,7 +29,9 @@ public:
         FlagsColumn,
         ColumnCount
     };
-    enum Role { SortRole = Qt::UserRole + 1, FlaggedRole, NameRole };
+    // FlaggedRole: a flag that counts (not expected, not ignored). SeverityRole: the most severe
+    // of those as an int (AuditSeverity), null when none.
+    enum Role { SortRole = Qt::UserRole + 1, FlaggedRole, NameRole, SeverityRole };
 
     explicit AuditModel(QObject *parent = nullptr);
 
@@ -40,6 +43,8 @@ public:
     // The row of the tensor of that full name, or -1.
     int rowOf(const QString &name) const;
     const AuditEntry *entryAt(int row) const;
+    // Marks the flags the user ignores (and no longer those ignored before); the summary follows.
+    void setIgnores(const AuditIgnores &ignores);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -49,6 +54,7 @@ public:
 private:
     QVariant display(const AuditEntry &entry, int column) const;
     QVariant sortKey(const AuditEntry &entry, int column) const;
+    QString flagsToolTip(const AuditEntry &entry) const;
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
     AuditResult m_result;

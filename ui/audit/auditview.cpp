@@ -1,5 +1,6 @@
 #include "ui/audit/auditview.h"
 
+#include "core/audit/auditflags.h"
 #include "core/audit/auditreport.h"
 #include "core/text/naturalorder.h"
 #include "ui/audit/auditmodel.h"
@@ -10,11 +11,13 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSettings>
@@ -23,6 +26,9 @@
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <functional>
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -98,14 +104,15 @@ AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pare
     close->setAutoRaise(true);
     close->setToolTip(tr("Close the audit"));
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setWordWrap(true);
     m_filter->setPlaceholderText(tr("Filter by name"));
     m_filter->setClearButtonEnabled(true);
     m_filter->setMaximumWidth(260);
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(200);
-    for (QWidget *w : std::initializer_list<QWidget *> { title, m_summary })
-        top->addWidget(w);
-    top->addStretch(1);
+    // The summary takes the room left and wraps: a long one must not widen the window.
+    top->addWidget(title);
+    top->addWidget(m_summary, 1);
     for (QWidget *w : std::initializer_list<QWidget *> {
              m_progress, m_cancel, m_filter, m_flaggedOnly, m_exportJson, m_exportMarkdown, close })
         top->addWidget(w);
@@ -135,8 +142,10 @@ AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pare
     connect(m_cancel, &QPushButton::clicked, this, &AuditView::cancel);
     connect(&m_job, &JobTrackerBase::progressChanged, m_progress, &QProgressBar::setValue);
     connect(close, &QToolButton::clicked, this, &AuditView::closeRequested);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
-    connect(m_flaggedOnly, &QCheckBox::toggled, m_proxy, &AuditFilterModel::setFlaggedOnly);
+    connect(m_filter, &QLineEdit::textChanged, this,
+        [this](const QString &text) { keepingSelection([&] { m_proxy->setFilterFixedString(text); }); });
+    connect(m_flaggedOnly, &QCheckBox::toggled, this,
+        [this](bool on) { keepingSelection([&] { m_proxy->setFlaggedOnly(on); }); });
     connect(m_exportJson, &QPushButton::clicked, this, [this] { exportWithDialog(false); });
     connect(m_exportMarkdown, &QPushButton::clicked, this, [this] { exportWithDialog(true); });
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -158,6 +167,36 @@ QMenu *AuditView::contextMenuFor(const QModelIndex &row)
     auto *menu = new QMenu(this);
     QMenu *locate = menu->addMenu(tr("Locate in Values"));
     addLocateActions(locate, [this, name](LocateTarget target) { emit locateRequested(name, target); });
+    menu->addSeparator();
+    // Ignoring is remembered for the model's folder: the next audit of it counts the same.
+    const AuditEntry *entry = m_model->entryAt(m_proxy->mapToSource(row).row());
+    for (const AuditFlag &flag : entry ? entry->flags : std::vector<AuditFlag> {}) {
+        if (flag.expected != AuditExpectation::None)
+            continue;
+        const QString label = flag.kind == AuditFlag::Kind::Outlier ? tr("outliers")
+                                                                    : toQString(auditFlagLabel(flag));
+        menu->addAction(tr("Ignore “%1” in This Model").arg(label), this, [this, kind = flag.kind] {
+            AuditIgnores now = ignores();
+            now.kinds.push_back(kind);
+            setIgnores(now);
+        });
+    }
+    menu->addAction(tr("Ignore Tensors Named Like This…"), this, [this, name] {
+        bool ok = false;
+        // Block numbers become wildcards: "model.layers.*.mlp.up_proj.weight" covers every layer.
+        QString pattern = name;
+        pattern.replace(QRegularExpression(u"\\.\\d+\\."_s), u".*."_s);
+        pattern = QInputDialog::getText(this, tr("Ignore Tensors"),
+            tr("Ignore the flags of tensors whose name matches (* any text, ? one character):"), QLineEdit::Normal,
+            pattern, &ok);
+        if (!ok || pattern.trimmed().isEmpty())
+            return;
+        AuditIgnores now = ignores();
+        now.namePatterns.push_back(pattern.trimmed().toStdString());
+        setIgnores(now);
+    });
+    QAction *reset = menu->addAction(tr("Stop Ignoring in This Model"), this, [this] { setIgnores({}); });
+    reset->setEnabled(!ignores().empty());
     return menu;
 }
 
@@ -176,6 +215,7 @@ void AuditView::start(unsigned bins)
 {
     m_bins = bins;
     m_model->clear();
+    emit findingsChanged();
     m_summary->setText(tr("Scanning %1 in %2…")
                            .arg(countNoun(m_checkpoint->tensors().size(), tr("tensor"), tr("tensors")),
                                sizeText(m_checkpoint->totalTensorBytes())));
@@ -194,7 +234,6 @@ void AuditView::cancel()
     if (!isRunning())
         return;
     m_job.cancel(); // even a result already on its way is dropped
-    connect(m_table, &QWidget::customContextMenuRequested, this, &AuditView::showContextMenu);
     setRunning(false);
     m_summary->setText(tr("Audit cancelled."));
     emit finished(false);
@@ -208,12 +247,9 @@ void AuditView::onFinished(std::optional<AuditResult> result)
         emit finished(false);
         return;
     }
-    const QString summary = tr("%1 (%2, %3)")
-                                .arg(toQString(result->summary.text()),
-                                    countNoun(result->summary.tensors, tr("tensor"), tr("tensors")),
-                                    sizeText(result->summary.bytes));
     m_model->setResult(m_checkpoint, std::move(*result));
-    m_summary->setText(summary);
+    m_model->setIgnores(ignores());
+    updateSummary();
     setRunning(false);
     emit finished(true);
 }
@@ -236,32 +272,103 @@ void AuditView::selectTensor(const QString &name)
 {
     const int row = m_model->rowOf(name);
     const QModelIndex index = row < 0 ? QModelIndex() : m_proxy->mapFromSource(m_model->index(row, 0));
-    m_syncing = true;
+    const bool wasSyncing = std::exchange(m_syncing, true);
     if (index.isValid()) {
         m_table->setCurrentIndex(index);
         m_table->scrollTo(index);
     } else {
-        m_table->clearSelection();
+        // No row rather than a neighbour: the tree keeps its selection.
+        m_table->selectionModel()->clear();
     }
-    m_syncing = false;
+    m_syncing = wasSyncing;
 }
 
-bool AuditView::exportJson(const QString &path, QString *error) const
+QString AuditView::currentName() const
+{
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    return current.isValid() && m_table->selectionModel()->isRowSelected(current.row(), current.parent())
+        ? current.data(AuditModel::NameRole).toString()
+        : QString();
+}
+
+// Filtering removes rows, and the table would make a neighbour current (and the tree follow it):
+// the selected tensor stays selected when it is still shown, and nothing is selected when not.
+void AuditView::keepingSelection(const std::function<void()> &change)
+{
+    const QString name = currentName();
+    const bool wasSyncing = std::exchange(m_syncing, true);
+    change();
+    m_syncing = wasSyncing;
+    selectTensor(name);
+}
+
+std::vector<std::size_t> AuditView::shownRows() const
+{
+    std::vector<std::size_t> rows;
+    rows.reserve(static_cast<std::size_t>(m_proxy->rowCount()));
+    for (int row = 0; row < m_proxy->rowCount(); ++row)
+        rows.push_back(static_cast<std::size_t>(m_proxy->mapToSource(m_proxy->index(row, 0)).row()));
+    return rows;
+}
+
+bool AuditView::isFiltered() const
+{
+    return m_flaggedOnly->isChecked() || !m_filter->text().isEmpty();
+}
+
+QString AuditView::shownScope() const
+{
+    QStringList filters;
+    if (m_flaggedOnly->isChecked())
+        filters << tr("flagged only");
+    if (!m_filter->text().isEmpty())
+        filters << tr("names containing “%1”").arg(m_filter->text());
+    const QString count = tr("%1 of %2 shown")
+                              .arg(countText(static_cast<std::uint64_t>(m_proxy->rowCount())),
+                                  countNoun(static_cast<std::uint64_t>(m_model->rowCount()), tr("tensor"), tr("tensors")));
+    return filters.isEmpty() ? count : u"%1 (%2)"_s.arg(count, filters.join(u", "_s));
+}
+
+bool AuditView::exportJson(const QString &path, QString *error, Rows which) const
 {
     if (!m_model->hasResult())
         return false;
-    return saveText(path, jsonText(auditJson(*m_checkpoint, m_model->result()), 2) + '\n', error);
+    if (which == Rows::All)
+        return saveText(path, jsonText(auditJson(*m_checkpoint, m_model->result()), 2) + '\n', error);
+    const auto rows = shownRows();
+    return saveText(path,
+        jsonText(auditJson(*m_checkpoint, m_model->result(), &rows, shownScope().toStdString()), 2) + '\n', error);
 }
 
-bool AuditView::exportMarkdown(const QString &path, QString *error) const
+bool AuditView::exportMarkdown(const QString &path, QString *error, Rows which) const
 {
     if (!m_model->hasResult())
         return false;
-    return saveText(path, auditMarkdown(*m_checkpoint, m_model->result()), error);
+    if (which == Rows::All)
+        return saveText(path, auditMarkdown(*m_checkpoint, m_model->result()), error);
+    const auto rows = shownRows();
+    return saveText(path,
+        auditMarkdown(*m_checkpoint, m_model->result(), &rows, tr("Rows: %1.").arg(shownScope()).toStdString()),
+        error);
 }
 
 void AuditView::exportWithDialog(bool markdown)
 {
+    // Filtered: export what the table shows, or everything, as the user says; either is stated
+    // in the file.
+    Rows which = Rows::All;
+    if (isFiltered()) {
+        QMessageBox ask(QMessageBox::Question, tr("Export Audit"),
+            tr("The table shows %1. Export those rows, or every tensor?").arg(shownScope()), QMessageBox::Cancel, this);
+        QPushButton *shown = ask.addButton(tr("&Shown Rows"), QMessageBox::AcceptRole);
+        QPushButton *all = ask.addButton(tr("&All Tensors"), QMessageBox::AcceptRole);
+        ask.setDefaultButton(shown);
+        ask.exec();
+        if (ask.clickedButton() == shown)
+            which = Rows::Shown;
+        else if (ask.clickedButton() != all)
+            return;
+    }
     const QString folder = QSettings().value(u"audit/lastFolder"_s).toString();
     const QString base = QFileInfo(toQString(m_checkpoint->path())).completeBaseName() + u".audit"_s;
     const QString path = QFileDialog::getSaveFileName(this,
@@ -272,8 +379,57 @@ void AuditView::exportWithDialog(bool markdown)
         return;
     QSettings().setValue(u"audit/lastFolder"_s, QFileInfo(path).absolutePath());
     QString error;
-    if (!(markdown ? exportMarkdown(path, &error) : exportJson(path, &error)))
+    if (!(markdown ? exportMarkdown(path, &error, which) : exportJson(path, &error, which)))
         QMessageBox::warning(this, tr("Export Audit"), tr("Cannot write %1: %2").arg(path, error));
+}
+
+void AuditView::updateSummary()
+{
+    if (m_model->hasResult())
+        m_summary->setText(toQString(m_model->result().summary.line()));
+    emit findingsChanged();
+}
+
+// Per model folder: a folder of checkpoints (one model's shards, its tuned copies) shares what
+// its owner decided to ignore.
+QString AuditView::ignoresKey() const
+{
+    const QString folder = QFileInfo(toQString(m_checkpoint->path())).absolutePath();
+    return u"auditIgnores/"_s + QString::fromLatin1(folder.toUtf8().toHex());
+}
+
+AuditIgnores AuditView::ignores() const
+{
+    AuditIgnores ignores;
+    QSettings settings;
+    for (const QString &id : settings.value(ignoresKey() + u"/rules"_s).toStringList()) {
+        AuditFlag::Kind kind;
+        if (auditKindFromId(id.toStdString(), kind))
+            ignores.kinds.push_back(kind);
+    }
+    for (const QString &pattern : settings.value(ignoresKey() + u"/names"_s).toStringList())
+        ignores.namePatterns.push_back(pattern.toStdString());
+    return ignores;
+}
+
+void AuditView::setIgnores(const AuditIgnores &ignores)
+{
+    QStringList rules, names;
+    for (AuditFlag::Kind kind : ignores.kinds)
+        rules << toQString(auditKindId(kind));
+    for (const std::string &pattern : ignores.namePatterns)
+        names << toQString(pattern);
+    rules.removeDuplicates();
+    names.removeDuplicates();
+    QSettings settings;
+    settings.setValue(ignoresKey() + u"/folder"_s, QFileInfo(toQString(m_checkpoint->path())).absolutePath());
+    settings.setValue(ignoresKey() + u"/rules"_s, rules);
+    settings.setValue(ignoresKey() + u"/names"_s, names);
+    keepingSelection([&] {
+        m_model->setIgnores(this->ignores());
+        m_proxy->invalidate(); // "flagged only" depends on it
+    });
+    updateSummary();
 }
 
 } // namespace stb

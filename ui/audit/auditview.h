@@ -1,12 +1,15 @@
 #pragma once
 
 #include "core/audit/audit.h"
+#include "core/audit/auditexpected.h"
 #include "ui/common/jobtracker.h"
 #include "ui/values/locatemenu.h"
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
+#include <vector>
 
 class QCheckBox;
 class QLabel;
@@ -41,8 +44,17 @@ public:
 
     // Makes that tensor's row current without emitting tensorSelected; no row if it is hidden.
     void selectTensor(const QString &name);
-    bool exportJson(const QString &path, QString *error = nullptr) const;
-    bool exportMarkdown(const QString &path, QString *error = nullptr) const;
+    // Every tensor, or the rows the table shows ("Flagged only" and the name filter, in the
+    // table's order), said so in the file.
+    enum class Rows { All, Shown };
+    bool exportJson(const QString &path, QString *error = nullptr, Rows which = Rows::All) const;
+    bool exportMarkdown(const QString &path, QString *error = nullptr, Rows which = Rows::All) const;
+    // "3 of 40 tensors shown (flagged only, names containing “mlp”)"
+    QString shownScope() const;
+    bool isFiltered() const;
+    // What the user ignores in this model's folder (QSettings); setting it re-counts the audit.
+    AuditIgnores ignores() const;
+    void setIgnores(const AuditIgnores &ignores);
 
     // The context menu of a row of the table (an index of proxy()): Locate in Values, each entry
     // emitting locateRequested. nullptr for no row; the caller owns it.
@@ -62,6 +74,8 @@ signals:
     void locateRequested(const QString &name, LocateTarget target);
     // The scan ended: with a result in the model (true), or cancelled or failed (false).
     void finished(bool ok);
+    // The counted findings changed: a scan finished or started, or the ignores changed.
+    void findingsChanged();
     void closeRequested();
 
 private:
@@ -69,6 +83,11 @@ private:
     void setRunning(bool running);
     void exportWithDialog(bool markdown);
     void showContextMenu(const QPoint &position);
+    void keepingSelection(const std::function<void()> &change);
+    QString currentName() const;
+    std::vector<std::size_t> shownRows() const;
+    void updateSummary();
+    QString ignoresKey() const;
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
     AuditModel *m_model;

@@ -132,11 +132,15 @@ void CompareDetailsPane::showPair(const std::shared_ptr<const CompareResult> &re
     if (const auto &m = pair.metrics) {
         const auto &shape = pair.a->info->shape;
         const std::uint64_t total = pair.a->info->elementCount().value_or(0);
-        html += row(tr("Max |a − b|"),
-            m->compared
-                ? tr("%1 at %2 (element %3)")
-                      .arg(number(m->maxAbsDiff), multiIndexText(m->argmax, shape), countText(m->argmax))
-                : tr("undefined (no element finite on both sides)"));
+        QString largest;
+        if (!m->compared)
+            largest = tr("undefined (no element finite on both sides)");
+        else if (m->maxAbsDiff > 0)
+            largest = tr("%1 at %2 (element %3)")
+                          .arg(number(m->maxAbsDiff), multiIndexText(m->argmax, shape), countText(m->argmax));
+        else // nothing differs among the finite values: no place to point at
+            largest = tr("0 (equal wherever both are finite)");
+        html += row(tr("Max |a − b|"), largest);
         html += row(tr("Mean |a − b|"), number(m->meanAbsDiff));
         html += row(tr("Relative L2 ‖a − b‖ / ‖a‖"), number(m->relL2));
         html += row(tr("Cosine similarity"), number(m->cosine));

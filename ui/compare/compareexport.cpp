@@ -25,12 +25,12 @@ bool save(const QString &path, const std::string &text, QString *error)
 
 bool exportComparisonJson(const CompareResult &result, const QString &path, QString *error)
 {
-    return save(path, jsonText(comparisonJson(*result.a, *result.b, result.comparison), 2) + '\n', error);
+    return save(path, jsonText(comparisonJson(*result.a, *result.b, result.comparison, result.options), 2) + '\n', error);
 }
 
 bool exportComparisonMarkdown(const CompareResult &result, const QString &path, QString *error)
 {
-    return save(path, comparisonMarkdown(*result.a, *result.b, result.comparison), error);
+    return save(path, comparisonMarkdown(*result.a, *result.b, result.comparison, result.options), error);
 }
 
 } // namespace stb

@@ -84,7 +84,8 @@ QString CompareModel::statusLabel(PairStatus status)
 
 QString CompareModel::countsText(const CompareTree::Counts &counts, bool withIdentical)
 {
-    if (!CompareTree::differing(counts))
+    // Changes within tolerance do not make a difference, but they are not identical either.
+    if (!CompareTree::differing(counts) && !counts[CompareTree::kWithinTolerance])
         return tr("all identical");
     QStringList parts;
     for (PairStatus status : kListOrder) {

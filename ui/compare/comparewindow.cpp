@@ -297,16 +297,16 @@ void CompareWindow::setBusy(bool busy)
     m_cancel->setVisible(busy);
     m_exportJson->setEnabled(!busy && m_result);
     m_exportMarkdown->setEnabled(!busy && m_result);
+    if (!busy && !m_result)
+        m_pendingExport = 0; // cancelled or failed: nothing to export
 }
 
 void CompareWindow::onFinished(std::shared_ptr<const CompareResult> result)
 {
     m_result = std::move(result);
     setBusy(false);
-    QString summary = toQString(comparisonSummaryText(m_result->comparison));
-    if (const std::size_t tolerable = m_result->tree.countsOf(NameTree::kRoot)[CompareTree::kWithinTolerance])
-        summary += tr(" (%1 of the changed within tolerance)").arg(countText(tolerable));
-    m_summary->setText(summary);
+    // The details pane's words ("2 changed · 1 within tolerance · 1 only in A"): one vocabulary.
+    m_summary->setText(CompareModel::countsText(m_result->tree.countsOf(NameTree::kRoot), true));
     const bool same = m_result->comparison.equivalent;
     const QString verdict = same
         ? (m_options.tolerances ? tr("equivalent within tolerance") : tr("identical"))
@@ -317,6 +317,8 @@ void CompareWindow::onFinished(std::shared_ptr<const CompareResult> result)
     if (!m_pendingSelection.isEmpty())
         m_trees->selectPath(std::exchange(m_pendingSelection, QString()));
     emit comparisonFinished();
+    if (m_pendingExport)
+        exportDialog(std::exchange(m_pendingExport, 0) == 1);
 }
 
 void CompareWindow::onSelectionChanged()
@@ -356,6 +358,14 @@ bool CompareWindow::exportMarkdown(const QString &path, QString *error) const
 
 void CompareWindow::exportDialog(bool json)
 {
+    // Tolerances typed but not yet applied are what the window shows: compare with them first,
+    // then export.
+    applyTolerances();
+    if (isComparing()) {
+        m_pendingExport = json ? 1 : 2;
+        statusBar()->showMessage(tr("Exporting once the comparison with these tolerances is done…"), 5000);
+        return;
+    }
     if (!m_result)
         return;
     const QString base = QFileInfo(toQString(m_a->path())).completeBaseName() + u"-vs-"_s

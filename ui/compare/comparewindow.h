@@ -86,6 +86,7 @@ private:
     std::shared_ptr<const CompareResult> m_result;
     CompareOptions m_options;
     QString m_pendingSelection;
+    int m_pendingExport = 0; // 1 JSON, 2 Markdown: asked for while tolerances were being applied
     CompareRunner *m_runner;
     // Opening A and B; a pair so both arrive together.
     JobTracker<std::pair<std::shared_ptr<const Checkpoint>, std::shared_ptr<const Checkpoint>>> m_opening;

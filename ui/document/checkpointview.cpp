@@ -116,6 +116,7 @@ QWidget *CheckpointView::createTreeSide()
     m_filter->setPlaceholderText(tr("Filter tensors by name"));
     m_filter->setClearButtonEnabled(true);
     m_filterMode = new QComboBox(side);
+    m_filterMode->setObjectName(u"filterMode"_s);
     m_filterMode->addItem(tr("Substring"), QVariant::fromValue(TensorFilterModel::Mode::Substring));
     m_filterMode->addItem(tr("Glob"), QVariant::fromValue(TensorFilterModel::Mode::Glob));
     m_filterMode->addItem(tr("Regex"), QVariant::fromValue(TensorFilterModel::Mode::Regex));
@@ -138,6 +139,18 @@ QWidget *CheckpointView::createTreeSide()
                             "deviations"));
     row->addWidget(m_layers);
     layout->addLayout(row);
+    m_filterStatus = new QLabel(side);
+    m_filterStatus->setObjectName(u"filterStatus"_s);
+    m_filterStatus->setTextFormat(Qt::RichText);
+    m_filterStatus->setWordWrap(true);
+    m_filterStatus->hide();
+    layout->addWidget(m_filterStatus);
+    // Escape empties the filter (and the tree shows everything again), as in every search field.
+    auto *clearFilter = new QAction(tr("Clear Filter"), m_filter);
+    clearFilter->setShortcut(QKeySequence(Qt::Key_Escape));
+    clearFilter->setShortcutContext(Qt::WidgetShortcut);
+    connect(clearFilter, &QAction::triggered, m_filter, &QLineEdit::clear);
+    m_filter->addAction(clearFilter);
 
     m_tree = new QTreeView(side);
     m_tree->setModel(m_proxy);
@@ -190,24 +203,89 @@ QWidget *CheckpointView::createTreeSide()
     // it, and the panes should keep showing the whole model until the user picks something.
     connect(m_tree->selectionModel(), &QItemSelectionModel::selectionChanged, this,
         &CheckpointView::onSelectionChanged);
-    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString &text) {
-        m_proxy->setPattern(text);
-        m_filter->setStyleSheet(m_proxy->isPatternValid() ? QString() : invalidFieldStyle(palette()));
-        m_filter->setToolTip(m_proxy->patternError());
-        if (!text.isEmpty() && m_model->totals({}).tensors <= kExpandAllLimit)
-            m_tree->expandAll();
-    });
+    connect(m_filter, &QLineEdit::textChanged, this, &CheckpointView::onFilterChanged);
     connect(m_filterMode, &QComboBox::currentIndexChanged, this, [this] {
         m_proxy->setMode(m_filterMode->currentData().value<TensorFilterModel::Mode>());
         emit m_filter->textChanged(m_filter->text());
     });
-    connect(m_flat, &QToolButton::toggled, this, [this](bool flat) {
-        const QString selected = selectedPath();
-        m_model->setFlat(flat);
-        if (!selected.isEmpty())
-            selectPath(selected);
-    });
+    connect(m_flat, &QToolButton::toggled, this, &CheckpointView::setFlat);
     return side;
+}
+
+void CheckpointView::onFilterChanged(const QString &text)
+{
+    // Filtering out the current row makes the view pick a neighbour: typing must not select.
+    const bool hadSelection = m_tree->selectionModel()->hasSelection();
+    m_proxy->setPattern(text);
+    if (!hadSelection && m_tree->selectionModel()->hasSelection())
+        m_tree->selectionModel()->clearSelection();
+    const bool valid = m_proxy->isPatternValid();
+    m_filter->setStyleSheet(valid ? QString() : invalidFieldStyle(palette()));
+    m_filter->setToolTip(m_proxy->patternError());
+    m_filterStatus->setVisible(!text.isEmpty());
+    if (!valid) {
+        // Nothing is shown until the pattern means something: say why, and where.
+        m_filterStatus->setText(toneHtml(Tone::Bad,
+            tr("Invalid regular expression: %1").arg(m_proxy->patternError()).toHtmlEscaped(), palette()));
+    } else if (!text.isEmpty()) {
+        const std::uint64_t all = m_model->totals({}).tensors;
+        const std::uint64_t found = m_proxy->matchCount();
+        const QString count = tr("%1 of %2 match").arg(countText(found), countNoun(all, tr("tensor"), tr("tensors")));
+        m_filterStatus->setText(found ? count.toHtmlEscaped() : toneHtml(Tone::Warning, count.toHtmlEscaped(), palette()));
+    }
+    if (!text.isEmpty() && valid && m_model->totals({}).tensors <= kExpandAllLimit)
+        m_tree->expandAll();
+}
+
+void CheckpointView::focusFilter()
+{
+    if (isLayersMode())
+        setLayersMode(false);
+    m_filter->setFocus(Qt::ShortcutFocusReason);
+    m_filter->selectAll();
+}
+
+QStringList CheckpointView::expandedPaths() const
+{
+    QStringList paths;
+    std::vector<QModelIndex> stack { QModelIndex() };
+    while (!stack.empty()) {
+        const QModelIndex parent = stack.back();
+        stack.pop_back();
+        for (int row = 0; row < m_proxy->rowCount(parent); ++row) {
+            const QModelIndex child = m_proxy->index(row, 0, parent);
+            if (m_tree->isExpanded(child)) { // only expanded groups are walked: cheap for 100,000 rows
+                paths << m_model->fullPath(m_proxy->mapToSource(child));
+                stack.push_back(child);
+            }
+        }
+    }
+    return paths;
+}
+
+void CheckpointView::setFlat(bool flat)
+{
+    if (flat == m_model->isFlat())
+        return;
+    const QSignalBlocker block(m_flat);
+    m_flat->setChecked(flat);
+    const QString selected = selectedPath();
+    if (flat)
+        m_expanded = expandedPaths(); // the flat list has no groups to expand
+    m_model->setFlat(flat);
+    if (!flat) {
+        for (const QString &path : std::as_const(m_expanded))
+            m_tree->expand(m_proxy->mapFromSource(m_model->indexOfPath(path)));
+        m_expanded.clear();
+    }
+    if (!selected.isEmpty())
+        selectPath(selected);
+    emit modeChanged();
+}
+
+bool CheckpointView::isFlat() const
+{
+    return m_model->isFlat();
 }
 
 void CheckpointView::createPanes()
@@ -257,7 +335,9 @@ void CheckpointView::createPanes()
     });
     m_dirty.assign(static_cast<std::size_t>(m_panes->count()), true);
     connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::updatePane);
+    connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::currentPaneChanged);
     connect(m_diagnostics, &DiagnosticsPane::offsetActivated, this, &CheckpointView::jumpToOffset);
+    connect(m_hex, &HexPane::offsetEntered, this, &CheckpointView::onOffsetEntered);
     connect(m_audit, &AuditView::tensorSelected, this, [this](const QString &name) { selectPath(name); });
     connect(m_histogram, &HistogramPane::locateRequested, this, &CheckpointView::locateInValues);
     connect(m_audit, &AuditView::locateRequested, this, [this](const QString &name, LocateTarget target) {
@@ -278,6 +358,17 @@ void CheckpointView::createPanes()
                     m_checkpoint->tensors()[entry.tensor].info, m_audit->bins(), entry.analysis);
         }
         m_audit->selectTensor(selectedPath());
+    });
+    // The Diagnostics pane shows the audit's findings (and their count after an ignore).
+    connect(m_audit, &AuditView::findingsChanged, this, [this] {
+        m_diagnostics->setCheckpoint(*m_checkpoint);
+        m_diagnostics->setAudit(m_audit->model()->hasResult() ? &m_audit->model()->result() : nullptr);
+    });
+    connect(m_diagnostics, &DiagnosticsPane::auditRequested, this, [this] {
+        if (m_audit->model()->hasResult() || m_audit->isRunning())
+            m_audit->show();
+        else
+            startAudit();
     });
     connect(m_layoutMap, &LayoutMapView::tensorClicked, this, [this](const TensorInfo *info) {
         if (const QModelIndex index = m_model->indexOfTensor(info); index.isValid())
@@ -309,6 +400,7 @@ void CheckpointView::setLayersMode(bool on)
     m_filter->setEnabled(!on);
     m_filterMode->setEnabled(!on);
     m_flat->setEnabled(!on);
+    emit modeChanged();
 }
 
 bool CheckpointView::isLayersMode() const
@@ -427,6 +519,31 @@ void CheckpointView::jumpToOffset(quint64 offset, int shard, const QString &tens
     m_dirty[HexTab] = true;
     setCurrentPane(HexTab);
     m_hex->goToOffset(offset);
+}
+
+// An offset typed into the Hex pane: when it lies in another tensor, that tensor becomes the
+// selection (tree, panes), and the Hex pane stays at the offset rather than the tensor's start.
+void CheckpointView::onOffsetEntered(quint64 offset)
+{
+    const SafetensorsFile *file = m_checkpoint->shards().empty() ? nullptr : m_checkpoint->shards()[m_shard].get();
+    if (!file)
+        return;
+    const Checkpoint::Tensor *found = nullptr;
+    for (const auto &tensor : m_checkpoint->tensors()) {
+        if (tensor.shard != m_shard || tensor.info->byteLength() == 0)
+            continue;
+        const std::uint64_t begin = file->header().fileOffset(*tensor.info);
+        if (offset >= begin && offset - begin < tensor.info->byteLength()) {
+            found = &tensor;
+            break;
+        }
+    }
+    if (!found || found == selectedTensor())
+        return;
+    if (selectPath(toQString(found->info->name))) {
+        updatePane(HexTab); // the selection moved the Hex pane to the tensor's first byte
+        m_hex->goToOffset(offset);
+    }
 }
 
 bool CheckpointView::selectPath(const QString &fullName)

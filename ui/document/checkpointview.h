@@ -13,6 +13,7 @@
 #include <vector>
 
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QSplitter;
 class QTabWidget;
@@ -82,6 +83,14 @@ public:
 
     QTreeView *treeView() const { return m_tree; }
     QLineEdit *filterEdit() const { return m_filter; }
+    // "3 of 40 tensors match", or what is wrong with the pattern; hidden without a filter.
+    QLabel *filterStatus() const { return m_filterStatus; }
+    TensorFilterModel *filterModel() const { return m_proxy; }
+    // Ctrl+F: the caret in the filter, its text selected (the Layers mode is left first).
+    void focusFilter();
+    // The tree as a flat list of full names, or as groups; expansion and selection survive both ways.
+    void setFlat(bool flat);
+    bool isFlat() const;
     QTabWidget *paneTabs() const { return m_panes; }
     OverviewPane *overviewPane() const { return m_overview; }
     MetadataPane *metadataPane() const { return m_metadata; }
@@ -114,6 +123,9 @@ public:
 
 signals:
     void reloadRequested();
+    void currentPaneChanged(int pane);
+    // Flat list or Layers mode switched on or off.
+    void modeChanged();
 
 private:
     QWidget *createTreeSide();
@@ -122,6 +134,9 @@ private:
     void updatePane(int pane);
     void jumpToOffset(quint64 offset, int shard, const QString &tensor);
     void copyName();
+    void onFilterChanged(const QString &text);
+    void onOffsetEntered(quint64 offset);
+    QStringList expandedPaths() const;
     void onLayersSelectionChanged();
     std::size_t currentShard() const;
 
@@ -137,6 +152,8 @@ private:
     MessageBar *m_bar;
     QSplitter *m_splitter;
     QLineEdit *m_filter = nullptr;
+    QLabel *m_filterStatus = nullptr;
+    QStringList m_expanded; // the tree's expanded groups while the flat list is shown
     QComboBox *m_filterMode = nullptr;
     QToolButton *m_flat = nullptr;
     QToolButton *m_layers = nullptr;

@@ -1,5 +1,7 @@
 #include "ui/document/diagnosticspane.h"
 
+#include "core/audit/auditflags.h"
+#include "core/audit/auditreport.h"
 #include "ui/common/longtext.h"
 #include "ui/common/qtformat.h"
 #include "ui/common/statuscolors.h"
@@ -9,6 +11,8 @@
 #include <QStyle>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -32,6 +36,9 @@ DiagnosticsPane::DiagnosticsPane(QWidget *parent)
     m_summary->setContentsMargins(8, 6, 8, 6);
     m_summary->setWordWrap(true);
     m_summary->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    connect(m_summary, &QLabel::linkActivated, this, &DiagnosticsPane::auditRequested);
     layout->addWidget(m_summary);
     layout->addWidget(m_table, 1);
     layout->addWidget(m_details);
@@ -57,6 +64,52 @@ DiagnosticsPane::DiagnosticsPane(QWidget *parent)
 
 void DiagnosticsPane::setCheckpoint(const Checkpoint &checkpoint)
 {
+    if (m_checkpoint != &checkpoint) {
+        m_audited = false;
+        m_auditRows.clear();
+    }
+    m_checkpoint = &checkpoint;
+    rebuild();
+}
+
+void DiagnosticsPane::setAudit(const AuditResult *audit)
+{
+    m_audited = audit != nullptr;
+    m_auditRows.clear();
+    m_auditSummary.clear();
+    if (audit && m_checkpoint) {
+        m_auditSummary = toQString(audit->summary.line());
+        for (const AuditEntry &entry : audit->entries) {
+            const auto &tensor = m_checkpoint->tensors()[entry.tensor];
+            const SafetensorsFile *file = m_checkpoint->fileOf(tensor);
+            for (const AuditFlag &flag : entry.flags) {
+                if (flag.expected != AuditExpectation::None)
+                    continue;
+                const AuditSeverity severity = auditSeverity(flag.kind);
+                m_auditRows.push_back({ toQString(auditSeverityName(severity)), toQString(auditFlagId(flag)),
+                    m_checkpoint->isSharded() ? toQString(m_checkpoint->shardNames()[tensor.shard]) : QString(),
+                    toQString(tensor.info->name), tr("Audit: %1").arg(toQString(auditFlagLabel(flag))),
+                    file ? file->header().fileOffset(*tensor.info) : 0, static_cast<int>(tensor.shard),
+                    severity == AuditSeverity::Error, static_cast<int>(severity) });
+            }
+        }
+    }
+    // Errors first, as the header's are, then warnings, then notes; name order within each.
+    std::stable_sort(m_auditRows.begin(), m_auditRows.end(), [](const AuditRow &a, const AuditRow &b) {
+        return a.rank < b.rank;
+    });
+    if (m_checkpoint)
+        rebuild();
+}
+
+QString DiagnosticsPane::summaryText() const
+{
+    return m_summary->text();
+}
+
+void DiagnosticsPane::rebuild()
+{
+    const Checkpoint &checkpoint = *m_checkpoint;
     m_table->clear();
     const QIcon errorIcon = style()->standardIcon(QStyle::SP_MessageBoxCritical);
     const QIcon warningIcon = style()->standardIcon(QStyle::SP_MessageBoxWarning);
@@ -87,6 +140,20 @@ void DiagnosticsPane::setCheckpoint(const Checkpoint &checkpoint)
                 add(d, static_cast<int>(s), toQString(checkpoint.shardNames()[s]));
         }
     }
+    const int headerErrors = errors, headerWarnings = warnings;
+    const QIcon noteIcon = style()->standardIcon(QStyle::SP_MessageBoxInformation);
+    for (const AuditRow &row : m_auditRows) {
+        auto *item = new QTreeWidgetItem({ row.severity, row.rule, row.file, countText(row.offset),
+            shownName(row.tensor.toStdString(), 200), row.message });
+        item->setIcon(SeverityColumn,
+            row.error ? errorIcon : row.severity == u"warning"_s ? warningIcon : noteIcon);
+        item->setToolTip(TensorColumn, shownName(row.tensor.toStdString(), 1000));
+        item->setTextAlignment(OffsetColumn, Qt::AlignRight | Qt::AlignVCenter);
+        item->setData(OffsetColumn, OffsetRole, static_cast<qulonglong>(row.offset));
+        item->setData(OffsetColumn, ShardRole, row.shard);
+        item->setData(OffsetColumn, TensorRole, row.tensor);
+        items << item;
+    }
     m_table->addTopLevelItems(items);
     m_table->setColumnHidden(FileColumn, !checkpoint.isSharded());
     const int maxWidth = 13 * fontMetrics().horizontalAdvance(u'M');
@@ -95,18 +162,23 @@ void DiagnosticsPane::setCheckpoint(const Checkpoint &checkpoint)
         m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), maxWidth));
     }
 
-    if (errors == 0 && warnings == 0)
-        m_summary->setText(
-            tr("No problems found: the reference implementation accepts this file, and nothing "
-               "else looks wrong."));
-    else if (errors == 0)
-        m_summary->setText(tr("Valid, with %1.").arg(countNoun(warnings, tr("warning"), tr("warnings"))));
+    QString header;
+    if (headerErrors == 0 && headerWarnings == 0)
+        header = tr("The header has no problems: the reference implementation accepts this file.");
+    else if (headerErrors == 0)
+        header = tr("Valid, with %1.").arg(countNoun(headerWarnings, tr("warning"), tr("warnings")));
     else
-        m_summary->setText(u"%1 %2"_s.arg(toneHtml(Tone::Bad, u"<b>%1</b>"_s.arg(tr("Invalid:")), palette()),
-            countNoun(errors, tr("error"), tr("errors"))
-                + (warnings ? u", "_s + countNoun(warnings, tr("warning"), tr("warnings")) : QString())
+        header = u"%1 %2"_s.arg(toneHtml(Tone::Bad, u"<b>%1</b>"_s.arg(tr("Invalid:")), palette()),
+            countNoun(headerErrors, tr("error"), tr("errors"))
+                + (headerWarnings ? u", "_s + countNoun(headerWarnings, tr("warning"), tr("warnings")) : QString())
                 + tr(". The first error is the reference implementation's verdict. Double-click a row to see "
-                     "its offset in the Hex pane.")));
+                     "its offset in the Hex pane."));
+    // The header says nothing about values: NaN, Inf, dead or duplicated tensors need a scan.
+    const QString audit = m_audited
+        ? tr("Audit of the values: %1. <a href='audit'>Show the audit</a>").arg(m_auditSummary.toHtmlEscaped())
+        : tr("Values (NaN, Inf, all-zero or duplicated tensors) are not read here: "
+             "<a href='audit'>audit the checkpoint</a> (Tools › Audit Checkpoint, Ctrl+Shift+A) to find them.");
+    m_summary->setText(header + u"<br>"_s + audit);
     m_table->setVisible(!items.isEmpty());
     if (!items.isEmpty())
         m_table->setCurrentItem(items.first());

@@ -188,6 +188,40 @@ std::vector<TensorTreeModel::DTypeTotals> TensorTreeModel::dtypeBreakdown(const 
     return out;
 }
 
+std::vector<TensorTreeModel::Totals> TensorTreeModel::totalsWhere(
+    const std::function<bool(std::size_t)> &keep) const
+{
+    const NameTree &tree = m_rows->tree;
+    std::vector<Totals> values(tree.size());
+    for (std::size_t id = 1; id < tree.size(); ++id) {
+        const int leaf = tree.nodes()[id].leaf;
+        if (leaf >= 0 && keep(static_cast<std::size_t>(leaf)))
+            values[id] = m_rows->totals[id]; // a tensor's own totals (effective parameters included)
+    }
+    // Children have larger ids than their parents (NameTree::sum): one backward pass.
+    for (std::size_t id = tree.size() - 1; id > 0 && id < tree.size(); --id)
+        accumulate(values[static_cast<std::size_t>(tree.nodes()[id].parent)], values[id]);
+    return values;
+}
+
+QVariant TensorTreeModel::groupText(int column, const Totals &totals)
+{
+    switch (column) {
+    case DTypeColumn:
+        if (std::popcount(totals.dtypeMask) == 1)
+            return toQString(dtypeName(static_cast<DType>(std::countr_zero(totals.dtypeMask))));
+        return totals.dtypeMask ? tr("mixed") : QString();
+    case ShapeColumn:
+        return countNoun(totals.tensors, tr("tensor"), tr("tensors"));
+    case ParametersColumn:
+        return totals.parameters == UINT64_MAX ? tr("overflow") : countText(totals.parameters);
+    case SizeColumn:
+        return sizeText(totals.bytes);
+    default:
+        return {};
+    }
+}
+
 QModelIndex TensorTreeModel::index(int row, int column, const QModelIndex &parent) const
 {
     if (row < 0 || column < 0 || column >= ColumnCount)
@@ -279,19 +313,13 @@ QVariant TensorTreeModel::displayData(const QModelIndex &index) const
     case DTypeColumn:
         if (const QuantizedWeight *w = weightOf(node))
             return tr("%1 %2-bit").arg(toQString(std::string(quantSchemeName(w->scheme)))).arg(w->bits);
-        if (std::popcount(totals.dtypeMask) == 1)
-            return toQString(dtypeName(static_cast<DType>(std::countr_zero(totals.dtypeMask))));
-        return totals.dtypeMask ? tr("mixed") : QString();
+        return groupText(DTypeColumn, totals);
     case ShapeColumn:
         if (const QuantizedWeight *w = weightOf(node))
             return shapeText(w->logicalShape);
-        return info ? shapeText(info->shape) : countNoun(totals.tensors, tr("tensor"), tr("tensors"));
-    case ParametersColumn:
-        return totals.parameters == UINT64_MAX ? tr("overflow") : countText(totals.parameters);
-    case SizeColumn:
-        return sizeText(totals.bytes);
+        return info ? shapeText(info->shape) : groupText(ShapeColumn, totals);
     default:
-        return {};
+        return groupText(index.column(), totals);
     }
 }
 

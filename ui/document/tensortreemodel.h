@@ -7,6 +7,7 @@
 #include <QAbstractItemModel>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -76,6 +77,12 @@ public:
     // Sums below `index` (the whole checkpoint for an invalid index), and the same split by dtype.
     Totals totals(const QModelIndex &index) const;
     std::vector<DTypeTotals> dtypeBreakdown(const QModelIndex &index) const;
+    // Per node id (QModelIndex::internalId(); 0 is the whole checkpoint) the sums over the tensors
+    // `keep(tensorIndex)` accepts: a filter's totals. O(rows).
+    std::vector<Totals> totalsWhere(const std::function<bool(std::size_t)> &keep) const;
+    // A group row's text in `column` for these totals: "BF16" or "mixed", "3 tensors", the
+    // parameters, the size. What the model shows, and a filter shows for what matches.
+    static QVariant groupText(int column, const Totals &totals);
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;

@@ -43,9 +43,9 @@ HexPane::HexPane(QWidget *parent)
     layout->addWidget(m_view, 1);
     layout->addWidget(m_status);
 
-    auto *shortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_G), this);
-    shortcut->setContext(Qt::WidgetWithChildrenShortcut);
-    connect(shortcut, &QShortcut::activated, this, &HexPane::focusGoToOffset);
+    m_goToShortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_G), this);
+    m_goToShortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(m_goToShortcut, &QShortcut::activated, this, &HexPane::focusGoToOffset);
     connect(m_goTo, &QLineEdit::returnPressed, this, &HexPane::goToTypedOffset);
     connect(m_goTo, &QLineEdit::textEdited, this, [this] { m_goTo->setStyleSheet({}); });
     connect(m_view, &HexView::cursorDescriptionChanged, m_status, &QLabel::setText);
@@ -80,6 +80,11 @@ void HexPane::focusGoToOffset()
     m_goTo->selectAll();
 }
 
+void HexPane::setGoToShortcutEnabled(bool on)
+{
+    m_goToShortcut->setEnabled(on);
+}
+
 std::optional<quint64> HexPane::parseOffset(QStringView text)
 {
     QString digits = text.trimmed().toString();
@@ -111,6 +116,7 @@ void HexPane::goToTypedOffset()
     m_goTo->setStyleSheet({});
     m_view->goToOffset(*offset);
     m_view->setFocus(Qt::OtherFocusReason);
+    emit offsetEntered(*offset);
 }
 
 void HexPane::showProblem(const QString &text)

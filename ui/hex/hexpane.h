@@ -7,6 +7,7 @@
 
 class QLabel;
 class QLineEdit;
+class QShortcut;
 
 namespace stb {
 
@@ -31,10 +32,17 @@ public:
     void goToOffset(quint64 offset);
     void setStale(bool stale);
     void focusGoToOffset();
+    // The pane's own Ctrl+G. A window that binds Ctrl+G itself (a menu entry calling
+    // focusGoToOffset) turns it off: two bindings of one key in one window cancel each other.
+    void setGoToShortcutEnabled(bool on);
 
     // Accepts "1234", "0x4D2", "0X4d2", with spaces, '_' or ',' between digits; nullopt for
     // anything else or a value beyond 64 bits.
     static std::optional<quint64> parseOffset(QStringView text);
+
+signals:
+    // The user typed an offset and went there (the view is already at it).
+    void offsetEntered(quint64 offset);
 
 private:
     void goToTypedOffset();
@@ -43,6 +51,7 @@ private:
     HexView *m_view;
     QLineEdit *m_goTo;
     QLabel *m_status;
+    QShortcut *m_goToShortcut;
 };
 
 } // namespace stb

@@ -63,6 +63,7 @@ CheckpointView *DocumentArea::createView(std::shared_ptr<const Checkpoint> check
     connect(view, &CheckpointView::reloadRequested, this, [this, view] { reload(view); });
     for (const QString &watched : view->watchedPaths())
         m_watcher->addPath(watched);
+    emit viewCreated(view);
     return view;
 }
 

@@ -50,6 +50,8 @@ signals:
     void fileOpened(const QString &path);
     void openFailed(const QString &path, const QString &reason);
     void statusMessage(const QString &text);
+    // A document view was made (opened or reloaded), before it is shown.
+    void viewCreated(CheckpointView *view);
 
 private:
     CheckpointView *createView(std::shared_ptr<const Checkpoint> checkpoint, const QString &title,

@@ -5,6 +5,7 @@
 #include "ui/compare/comparewindow.h"
 #include "ui/document/checkpointview.h"
 #include "ui/shell/documentarea.h"
+#include "ui/shell/documentmenus.h"
 #include "ui/shell/recentfiles.h"
 #include "ui/shell/samplefile.h"
 
@@ -77,12 +78,19 @@ void MainWindow::createMenus()
         compare->activateWindow();
     });
     file->addSeparator();
+    QAction *reload = file->addAction(tr("Re&load"), this, [this] {
+        if (auto *view = m_documents->currentView())
+            m_documents->reload(view);
+    });
+    reload->setShortcut(QKeySequence::Refresh);
     QAction *close = file->addAction(tr("&Close Tab"), m_documents, &DocumentArea::closeCurrentTab);
     close->setShortcut(QKeySequence::Close);
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     quit->setMenuRole(QAction::QuitRole);
+
+    new DocumentMenus(menuBar(), m_documents, this); // Edit and View
 
     QMenu *tools = menuBar()->addMenu(tr("&Tools"));
     QAction *audit = tools->addAction(tr("&Audit Checkpoint…"), this, [this] {
@@ -101,7 +109,7 @@ void MainWindow::createMenus()
             view->exportTensor();
     });
     exportTensor->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    for (QAction *action : { audit, sha256, exportTensor }) {
+    for (QAction *action : { audit, sha256, exportTensor, reload }) {
         action->setEnabled(false);
         connect(m_documents, &DocumentArea::currentDocumentChanged, action,
             [this, action] { action->setEnabled(m_documents->currentView() != nullptr); });
