@@ -251,9 +251,10 @@ void HistogramChart::rebuild()
         chart->addSeries(marks);
         marks->attachAxis(x);
         marks->attachAxis(yAxis);
-        const QString where = tr("\u25B2 %n bin(s) far from the bulk hold %1 value(s)", nullptr,
-            static_cast<int>(m_marked.size()))
-                                  .arg(QLocale().toString(static_cast<qulonglong>(values)));
+        const QString valuesText = values == 1 ? tr("1 value") : tr("%1 values").arg(QLocale().toString(static_cast<qulonglong>(values)));
+        const QString where = m_marked.size() == 1
+            ? tr("\u25B2 1 bin far from the bulk holds %1").arg(valuesText)
+            : tr("\u25B2 %1 bins far from the bulk hold %2").arg(QLocale().toString(static_cast<qulonglong>(m_marked.size())), valuesText);
         setNote(m_logarithmic ? where : where + tr(", too few to see on this scale: Log shows them."));
     } else {
         setNote({});

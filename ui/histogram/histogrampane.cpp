@@ -330,8 +330,8 @@ void HistogramPane::showAnalysis(const TensorAnalysis &analysis)
         m_note->show();
     } else if (const auto drawn = analysis.histogram.counts.size(); drawn < bins()) {
         // Integers and narrow floats are binned on their grid (core/stats/binlayout.h).
-        m_note->setText(tr("%1 of %2 bins: these values lie on a grid and each bin spans whole steps of it, "
-                           "so no bin falls between two values and stays empty.")
+        m_note->setText(tr("%1 of %2 bins: each bin spans whole steps of these values' grid, so none falls "
+                           "between two values and stays empty.")
                             .arg(countText(drawn), countText(bins())));
         m_note->show();
     } else {
