@@ -1,4 +1,5 @@
 // safetensors-browser: opens the files it is given, or the bundled sample model.
+#include "ui/common/darkpalette.h"
 #include "ui/common/qtformat.h"
 #include "ui/document/checkpointview.h"
 #include "ui/compare/comparewindow.h"
@@ -25,6 +26,10 @@ int main(int argc, char **argv)
     QApplication::setApplicationDisplayName(u"Safetensors Browser"_s);
     QApplication::setApplicationVersion(QString::fromLatin1(STB_VERSION));
     QApplication::setDesktopFileName(QStringLiteral(STB_APP_ID)); // matches the installed .desktop file
+    // Hidden (not in --help): a dark palette where the desktop offers none, for screenshots and
+    // for checking that every pane reads on one.
+    if (qEnvironmentVariableIsSet("STB_DARK_PALETTE"))
+        stb::useDarkAppearance();
 
     QCommandLineParser parser;
     parser.setApplicationDescription(u"Look inside .safetensors model checkpoints."_s);

@@ -2,6 +2,7 @@
 
 #include "core/io/busguard.h"
 #include "core/concurrency/parallel.h"
+#include "core/stats/binlayout.h"
 #include "core/stats/statskernels.h"
 
 // The dispatching XXH3 picks the widest vector unit the CPU has.
@@ -138,8 +139,9 @@ TensorAnalysis fromCodeCounts(DType dtype, const std::vector<std::uint64_t> &cou
     result.stats = acc.stats();
     const TensorStats &s = result.stats;
     if (s.finite && s.min < s.max) {
-        const auto plan = kernels::makeBinPlan(s.min, s.max, bins, s.mean, s.std);
-        result.histogram = { s.min, s.max, std::vector<std::uint64_t>(bins, 0) };
+        const BinLayout layout = layoutBins(dtype, s.min, s.max, bins);
+        const auto plan = kernels::makeBinPlan(layout.lo, layout.hi, layout.bins, s.mean, s.std);
+        result.histogram = { layout.lo, layout.hi, std::vector<std::uint64_t>(layout.bins, 0) };
         for (const auto &[v, k] : values)
             result.histogram.counts[static_cast<std::size_t>(kernels::binIndex(plan, v))] += k;
     }
@@ -199,15 +201,16 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
         const TensorStats &s = result.stats;
         const bool wantHistogram = s.finite && s.min < s.max;
         if (wantHistogram || (s.finite && s.std > 0)) {
-            auto plan = kernels::makeBinPlan(
-                wantHistogram ? s.min : 0, wantHistogram ? s.max : 1, bins, s.mean, s.std);
+            // Without a histogram (pass 2 counts only outliers), any bins will do.
+            const BinLayout layout = wantHistogram ? layoutBins(dtype, s.min, s.max, bins) : BinLayout { 0, 1, bins };
+            auto plan = kernels::makeBinPlan(layout.lo, layout.hi, layout.bins, s.mean, s.std);
             kernels::prepareThresholds(plan, dtype, s);
             if (!runPass(pass, &plan))
                 return std::nullopt;
             if (wantHistogram) {
-                result.histogram = { s.min, s.max, std::vector<std::uint64_t>(bins, 0) };
+                result.histogram = { layout.lo, layout.hi, std::vector<std::uint64_t>(layout.bins, 0) };
                 for (const auto &w : workers) {
-                    for (unsigned b = 0; b < bins; ++b)
+                    for (unsigned b = 0; b < layout.bins; ++b)
                         result.histogram.counts[b] += w.binCounts[b];
                 }
             }

@@ -1,17 +1,16 @@
 #include "ui/charts/depthchart.h"
 
 #include "ui/charts/chartpalette.h"
+#include "ui/charts/tickaxis.h"
 
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
-#include <QLabel>
 #include <QLegend>
 #include <QLineSeries>
 #include <QScatterSeries>
-#include <QStackedLayout>
 #include <QToolTip>
-#include <QValueAxis>
 
 #include <algorithm>
 #include <iterator>
@@ -22,33 +21,12 @@ using namespace Qt::StringLiterals;
 namespace stb {
 
 DepthChart::DepthChart(QWidget *parent)
-    : QWidget(parent)
-    , m_stack(new QStackedLayout(this))
-    , m_message(new QLabel(this))
-    , m_view(new QChartView(this))
+    : ChartFrame(parent)
 {
-    m_message->setAlignment(Qt::AlignCenter);
-    m_message->setWordWrap(true);
-    m_message->setEnabled(false);
-    auto *view = static_cast<QChartView *>(m_view);
-    view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumHeight(160);
-    m_stack->addWidget(m_message);
-    m_stack->addWidget(m_view);
+    view()->setMinimumHeight(160);
 }
 
 DepthChart::~DepthChart() = default;
-
-QString DepthChart::message() const
-{
-    return m_stack->currentWidget() == m_message ? m_message->text() : QString();
-}
-
-void DepthChart::showMessage(const QString &text)
-{
-    m_message->setText(text);
-    m_stack->setCurrentWidget(m_message);
-}
 
 void DepthChart::setData(const QString &yTitle, const std::vector<std::uint64_t> &x,
     const std::vector<Line> &lines, const std::vector<Marker> &markers)
@@ -92,20 +70,7 @@ QString DepthChart::pointText(int line, int position) const
 
 namespace {
 
-// The smallest of 1, 2, 5, 10, 20, 50 … of which five steps cover `span`.
-double roundStep(double span)
-{
-    for (double scale = 1;; scale *= 10) {
-        for (const double base : { 1.0, 2.0, 5.0 }) {
-            if (base * scale * 5 >= span)
-                return base * scale;
-        }
-    }
-}
-
-} // namespace
-
-QColor DepthChart::lineColor(int line)
+QColor lineColorOnLight(int line)
 {
     // Ten qualitative colours that stay apart from each other (Tableau 10), then hues a golden
     // angle apart.
@@ -114,7 +79,18 @@ QColor DepthChart::lineColor(int line)
     constexpr int kCount = static_cast<int>(std::size(kColors));
     if (line >= 0 && line < kCount)
         return QColor::fromRgb(kColors[line]);
-    return QColor::fromHsv(static_cast<int>((static_cast<unsigned>(line) * 137u) % 360u), 200, 200);
+    return QColor::fromHsv(static_cast<int>((static_cast<unsigned>(line) * 137u) % 360u), 200, 160);
+}
+
+} // namespace
+
+QColor DepthChart::lineColor(int line, const QPalette &palette)
+{
+    const QColor color = lineColorOnLight(line);
+    if (palette.color(QPalette::Base).lightnessF() >= 0.5)
+        return color;
+    // The same hue, light enough to stand out from a dark plot area.
+    return QColor::fromHslF(color.hslHueF(), color.hslSaturationF(), std::max(0.62f, color.lightnessF()));
 }
 
 // Rebuilt on each change, so series never accumulate; a line with gaps is drawn as several
@@ -124,14 +100,8 @@ void DepthChart::rebuild()
     auto *chart = new QChart;
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->legend()->hide(); // long role names: the caller lists them with lineColor() swatches
-    auto *xAxis = new QValueAxis;
-    auto *yAxis = new QValueAxis;
-    xAxis->setLabelFormat(u"%d"_s);
-    xAxis->setTitleText(tr("block"));
-    yAxis->setTitleText(m_yTitle);
-    yAxis->setLabelFormat(u"%.3g"_s);
-    chart->addAxis(xAxis, Qt::AlignBottom);
-    chart->addAxis(yAxis, Qt::AlignLeft);
+    // The axes come once the values' range is known; the series wait for them.
+    std::vector<QAbstractSeries *> drawnSeries;
     double lo = INFINITY, hi = -INFINITY;
     int drawn = 0;
     for (std::size_t l = 0; l < m_lines.size(); ++l) {
@@ -139,7 +109,7 @@ void DepthChart::rebuild()
         if (!line.visible)
             continue;
         QLineSeries *series = nullptr;
-        const QColor color = lineColor(static_cast<int>(l));
+        const QColor color = lineColor(static_cast<int>(l), palette());
         for (std::size_t p = 0; p < m_x.size() && p < line.values.size(); ++p) {
             const double v = line.values[p];
             if (!std::isfinite(v)) {
@@ -152,8 +122,7 @@ void DepthChart::rebuild()
                 series = new QLineSeries;
                 series->setPointsVisible(m_x.size() <= 160);
                 chart->addSeries(series);
-                series->attachAxis(xAxis);
-                series->attachAxis(yAxis);
+                drawnSeries.push_back(series);
                 series->setColor(color);
                 series->setName(line.name);
                 connect(series, &QLineSeries::hovered, this, [this, l](const QPointF &point, bool state) {
@@ -175,8 +144,8 @@ void DepthChart::rebuild()
     marks->setName(tr("outliers"));
     marks->setMarkerSize(11);
     marks->setColor(Qt::transparent);
-    marks->setBorderColor(QColor(0xd0, 0x30, 0x30));
-    marks->setPen(QPen(QColor(0xd0, 0x30, 0x30), 2));
+    marks->setBorderColor(markColor(palette()));
+    marks->setPen(QPen(markColor(palette()), 2));
     for (const Marker &m : m_markers) {
         if (m.line < 0 || m.line >= lineCount() || !m_lines[static_cast<std::size_t>(m.line)].visible
             || m.position < 0 || m.position >= static_cast<int>(m_x.size()))
@@ -200,8 +169,7 @@ void DepthChart::rebuild()
     });
     if (marks->count()) {
         chart->addSeries(marks);
-        marks->attachAxis(xAxis);
-        marks->attachAxis(yAxis);
+        drawnSeries.push_back(marks);
     } else {
         delete marks;
     }
@@ -212,23 +180,21 @@ void DepthChart::rebuild()
     }
     const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(std::abs(hi) * 0.05, 1e-12);
     // Never below zero for values that cannot be negative (rms, abs_max, counts, fractions): the
-    // nice ticks would otherwise spend half the plot on an empty negative range.
-    yAxis->setRange(lo >= 0 ? std::max(0.0, lo - pad) : lo - pad, hi + pad);
-    yAxis->applyNiceNumbers(); // ticks at round values (0.05, 0.1 …), not at raw ends
-    yAxis->setLabelFormat(u"%g"_s);
-    xAxis->setRange(
-        static_cast<double>(m_x.front()), static_cast<double>(std::max(m_x.back(), m_x.front() + 1)));
-    // Ticks at round block numbers, about five of them, so the labels fit a narrow chart instead
-    // of being elided to "…".
-    xAxis->setTickType(QValueAxis::TicksDynamic);
-    xAxis->setTickAnchor(0);
-    xAxis->setTickInterval(roundStep(static_cast<double>(m_x.back() - m_x.front())));
-    applyPalette(chart, palette());
-    auto *view = static_cast<QChartView *>(m_view);
-    QChart *old = view->chart();
-    view->setChart(chart);
-    delete old;
-    m_stack->setCurrentWidget(m_view);
+    // round ticks would otherwise spend half the plot on an empty negative range.
+    QCategoryAxis *yAxis = makeTickAxis(lo >= 0 ? std::max(0.0, lo - pad) : lo - pad, hi + pad, 5);
+    yAxis->setTitleText(m_yTitle);
+    // Ticks at round block numbers, whole ones, about five of them, so the labels fit a narrow
+    // chart instead of being elided to "…".
+    QCategoryAxis *xAxis = makeTickAxis(
+        static_cast<double>(m_x.front()), static_cast<double>(std::max(m_x.back(), m_x.front() + 1)), 6, 1);
+    xAxis->setTitleText(tr("block"));
+    chart->addAxis(xAxis, Qt::AlignBottom);
+    chart->addAxis(yAxis, Qt::AlignLeft);
+    for (QAbstractSeries *series : drawnSeries) {
+        series->attachAxis(xAxis);
+        series->attachAxis(yAxis);
+    }
+    showChart(chart);
 }
 
 } // namespace stb

@@ -1,14 +1,15 @@
 #include "ui/charts/overlaychart.h"
 
-#include "ui/charts/chartpalette.h"
+#include "ui/charts/tickaxis.h"
 
 #include <QAreaSeries>
-#include <QChart>
 #include <QChartView>
-#include <QLabel>
+#include <QCategoryAxis>
+#include <QChart>
+#include <QLegend>
 #include <QLineSeries>
-#include <QStackedLayout>
-#include <QValueAxis>
+#include <QLocale>
+#include <QToolTip>
 
 #include <algorithm>
 
@@ -17,19 +18,18 @@ using namespace Qt::StringLiterals;
 namespace stb {
 
 OverlayChart::OverlayChart(QWidget *parent)
-    : QWidget(parent)
-    , m_stack(new QStackedLayout(this))
-    , m_message(new QLabel(this))
-    , m_view(new QChartView(this))
+    : ChartFrame(parent)
 {
-    m_message->setAlignment(Qt::AlignCenter);
-    m_message->setWordWrap(true);
-    m_message->setEnabled(false);
-    auto *view = static_cast<QChartView *>(m_view);
-    view->setRenderHint(QPainter::Antialiasing);
-    view->setMinimumHeight(140);
-    m_stack->addWidget(m_message);
-    m_stack->addWidget(m_view);
+    setZoomable(true);
+    connect(this, &ChartFrame::xRangeSelected, this, &OverlayChart::zoomTo);
+    connect(this, &ChartFrame::zoomResetRequested, this, &OverlayChart::resetZoom);
+    connect(this, &ChartFrame::hovered, this, [this](double x, const QPoint &globalPos, bool inside) {
+        const QString text = inside ? toolTipAt(x) : QString();
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(globalPos, text, view());
+    });
 }
 
 OverlayChart::~OverlayChart() = default;
@@ -39,75 +39,122 @@ void OverlayChart::setTitle(const QString &title)
     m_title = title;
 }
 
-QString OverlayChart::message() const
+QString OverlayChart::decoratedMessage(const QString &text) const
 {
-    return m_stack->currentWidget() == m_message ? m_message->text() : QString();
+    return m_title.isEmpty() ? text : u"<b>%1</b><br>%2"_s.arg(m_title.toHtmlEscaped(), text);
 }
 
-void OverlayChart::showMessage(const QString &text)
+int OverlayChart::seriesCount() const
 {
-    m_seriesCount = 0;
-    m_message->setText(m_title.isEmpty() ? text : u"<b>%1</b><br>%2"_s.arg(m_title.toHtmlEscaped(), text));
-    m_stack->setCurrentWidget(m_message);
+    return message().isEmpty() && chart() ? static_cast<int>(chart()->series().size()) : 0;
 }
 
 void OverlayChart::setSeries(const std::vector<Series> &series)
+{
+    m_series = series;
+    m_zoom.reset();
+    rebuild();
+}
+
+void OverlayChart::zoomTo(double lo, double hi)
+{
+    lo = std::max(lo, m_lo);
+    hi = std::min(hi, m_hi);
+    if (!(lo < hi))
+        return;
+    m_zoom = std::pair(lo, hi);
+    rebuild();
+}
+
+void OverlayChart::resetZoom()
+{
+    if (m_zoom) {
+        m_zoom.reset();
+        rebuild();
+    }
+}
+
+QString OverlayChart::toolTipAt(double x) const
+{
+    QStringList lines;
+    for (const Series &s : m_series) {
+        const int bin = s.histogram.binOf(x);
+        if (bin < 0)
+            continue;
+        const auto i = static_cast<std::size_t>(bin);
+        const bool last = i + 1 == s.histogram.counts.size();
+        lines.append(tr("%1: [%2, %3%4: %5")
+                         .arg(s.name, QLocale().toString(s.histogram.edge(i), 'g', 6),
+                             QLocale().toString(last ? s.histogram.hi : s.histogram.edge(i + 1), 'g', 6),
+                             last ? u"]"_s : u")"_s,
+                             QLocale().toString(static_cast<qulonglong>(s.histogram.counts[i]))));
+    }
+    return lines.join(u'\n');
+}
+
+void OverlayChart::rebuild()
 {
     auto *chart = new QChart;
     chart->setTitle(m_title);
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->legend()->setAlignment(Qt::AlignTop);
-    chart->legend()->setVisible(series.size() > 1);
-    double lo = 0, hi = 0, top = 0;
+    chart->legend()->setVisible(m_series.size() > 1);
+    double lo = 0, hi = 0;
     bool first = true;
-    for (const auto &s : series) {
+    for (const auto &s : m_series) {
         const Histogram &h = s.histogram;
         if (h.empty())
             continue;
         lo = first ? h.lo : std::min(lo, h.lo);
         hi = first ? h.hi : std::max(hi, h.hi);
         first = false;
-        // A step outline: each bin is a flat top between its two edges.
-        auto *upper = new QLineSeries;
-        upper->append(h.edge(0), 0);
-        for (std::size_t i = 0; i < h.counts.size(); ++i) {
-            const auto count = static_cast<double>(h.counts[i]);
-            top = std::max(top, count);
-            upper->append(h.edge(i), count);
-            upper->append(i + 1 == h.counts.size() ? h.hi : h.edge(i + 1), count);
-        }
-        upper->append(h.hi, 0);
-        auto *area = new QAreaSeries(upper);
-        area->setName(s.name);
-        QColor fill = s.color;
-        fill.setAlpha(series.size() > 1 ? 110 : 170); // overlaid sides must show through each other
-        area->setBrush(fill);
-        area->setPen(QPen(s.color.darker(130), 1.2));
-        chart->addSeries(area);
     }
     if (first) {
         delete chart;
         showMessage(tr("No finite values to draw."));
         return;
     }
-    chart->createDefaultAxes();
-    if (auto *x = qobject_cast<QValueAxis *>(chart->axes(Qt::Horizontal).value(0))) {
-        x->setRange(lo, hi);
-        x->setLabelFormat(u"%.3g"_s);
-        x->setTickCount(5);
+    m_lo = lo;
+    m_hi = hi;
+    const double from = m_zoom ? m_zoom->first : lo, to = m_zoom ? m_zoom->second : hi;
+    double top = 0;
+    std::vector<QAreaSeries *> areas;
+    for (const auto &s : m_series) {
+        const Histogram &h = s.histogram;
+        if (h.empty())
+            continue;
+        // A step outline: each bin is a flat top between its two edges.
+        auto *upper = new QLineSeries;
+        upper->append(h.edge(0), 0);
+        for (std::size_t i = 0; i < h.counts.size(); ++i) {
+            const auto count = static_cast<double>(h.counts[i]);
+            const double right = i + 1 == h.counts.size() ? h.hi : h.edge(i + 1);
+            if (right >= from && h.edge(i) <= to)
+                top = std::max(top, count); // the count axis fits the bins in view
+            upper->append(h.edge(i), count);
+            upper->append(right, count);
+        }
+        upper->append(h.hi, 0);
+        auto *area = new QAreaSeries(upper);
+        upper->setParent(area);
+        area->setName(s.name);
+        QColor fill = s.color;
+        fill.setAlphaF(m_series.size() > 1 ? 0.45f : 0.65f); // overlaid sides must show through each other
+        area->setBrush(fill);
+        area->setPen(QPen(s.color, 1.2));
+        chart->addSeries(area);
+        areas.push_back(area);
     }
-    if (auto *y = qobject_cast<QValueAxis *>(chart->axes(Qt::Vertical).value(0))) {
-        y->setRange(0, std::max(1.0, top * 1.05));
-        y->setLabelFormat(u"%.0f"_s);
-        y->setTickCount(4);
+    QCategoryAxis *x = makeTickAxis(from, to, 5);
+    QCategoryAxis *y = makeTickAxis(0, std::max(1.0, top * 1.05), 4);
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    for (QAreaSeries *area : areas) {
+        area->attachAxis(x);
+        area->attachAxis(y);
     }
-    applyPalette(chart, palette());
-    auto *view = static_cast<QChartView *>(m_view);
-    QChart *old = view->chart();
-    view->setChart(chart);
-    delete old; // setChart does not take the old chart's ownership away from the view
-    m_seriesCount = static_cast<int>(chart->series().size());
-    m_stack->setCurrentWidget(m_view);
+    m_valueRange = { from, to };
+    showChart(chart);
 }
 
 } // namespace stb

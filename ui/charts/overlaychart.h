@@ -1,23 +1,21 @@
 #pragma once
 
 #include "core/stats/tensorstats.h"
+#include "ui/charts/chartframe.h"
 
 #include <QColor>
-#include <QWidget>
 
+#include <optional>
+#include <utility>
 #include <vector>
-
-class QLabel;
-class QStackedLayout;
 
 namespace stb {
 
-class ChartCanvas;
-
 // Histograms drawn over each other on one value axis (the two sides of a comparison), or a
-// single one (a − b). The only place besides its siblings in ui/charts/ that knows Qt Charts:
-// callers hand over core Histograms and never see a chart type.
-class OverlayChart : public QWidget {
+// single one (a − b). Like its siblings in ui/charts/, the only kind of file that knows Qt
+// Charts: callers hand over core Histograms and never see a chart type. Round ticks; hovering
+// shows each series' bin there; a drag zooms the value range, a double-click resets it.
+class OverlayChart : public ChartFrame {
     Q_OBJECT
 public:
     struct Series {
@@ -29,19 +27,27 @@ public:
     explicit OverlayChart(QWidget *parent = nullptr);
     ~OverlayChart() override;
 
+    // The title drawn above the chart (and above a message shown instead).
     void setTitle(const QString &title);
     void setSeries(const std::vector<Series> &series);
-    // Shows `text` instead of a chart ("computing…", "no finite values").
-    void showMessage(const QString &text);
-    int seriesCount() const { return m_seriesCount; }
-    QString message() const;
+    int seriesCount() const;
+    // What hovering at value x shows: each series' bin and count there.
+    QString toolTipAt(double x) const;
+    QPair<double, double> valueRange() const { return m_valueRange; }
+    void zoomTo(double lo, double hi);
+    void resetZoom();
+
+protected:
+    QString decoratedMessage(const QString &text) const override;
 
 private:
-    QStackedLayout *m_stack;
-    QLabel *m_message;
-    QWidget *m_view;
+    void rebuild();
+
     QString m_title;
-    int m_seriesCount = 0;
+    std::vector<Series> m_series;
+    std::optional<std::pair<double, double>> m_zoom;
+    QPair<double, double> m_valueRange;
+    double m_lo = 0, m_hi = 0;
 };
 
 } // namespace stb

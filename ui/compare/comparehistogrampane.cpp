@@ -1,5 +1,6 @@
 #include "ui/compare/comparehistogrampane.h"
 
+#include "ui/charts/chartpalette.h"
 #include "ui/charts/histogramchart.h"
 #include "ui/charts/overlaychart.h"
 #include "ui/common/qtformat.h"
@@ -103,9 +104,9 @@ void CompareHistogramPane::show(const DiffHistograms &histograms, const TensorPa
     m_shown = true;
     std::vector<OverlayChart::Series> series;
     if (pair.a)
-        series.push_back({ tr("A"), QColor(0x4a, 0x86, 0xc5), histograms.a });
+        series.push_back({ tr("A"), seriesColor(0, palette()), histograms.a });
     if (pair.b)
-        series.push_back({ tr("B"), QColor(0xe6, 0x7e, 0x22), histograms.b });
+        series.push_back({ tr("B"), seriesColor(1, palette()), histograms.b });
     m_overlay->setSeries(series);
     // a − b only means something element by element when the shapes agree (core measured it).
     if (!pair.metrics || histograms.diffCount == 0) {

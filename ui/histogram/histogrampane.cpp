@@ -86,7 +86,8 @@ HistogramPane::HistogramPane(std::shared_ptr<const Checkpoint> checkpoint, QWidg
     m_progress->hide();
     for (unsigned bins : kBinChoices)
         m_bins->addItem(QLocale().toString(bins), bins);
-    m_bins->setToolTip(tr("Number of equal-width bins between the smallest and largest finite value"));
+    m_bins->setToolTip(tr("Number of equal-width bins between the smallest and largest finite value (at most: "
+                          "integers and floats of 16 bits or fewer get no more bins than values in their range)"));
     m_log->setToolTip(tr("Logarithmic counts: rare values (outliers, stray NaN neighbours) stay visible"));
     m_raw->setToolTip(tr("A quantized weight's stored codes instead of its dequantized values"));
     m_raw->hide();
@@ -326,6 +327,12 @@ void HistogramPane::showAnalysis(const TensorAnalysis &analysis)
         m_note->setText(s.finite ? tr("All %1 finite values equal %2: there is no spread to draw.")
                                        .arg(countText(s.finite), valueText(s.min))
                                  : tr("No finite values: there is nothing to draw."));
+        m_note->show();
+    } else if (const auto drawn = analysis.histogram.counts.size(); drawn < bins()) {
+        // Integers and narrow floats are binned on their grid (core/stats/binlayout.h).
+        m_note->setText(tr("%1 of %2 bins: each bin spans whole steps of these values' grid, so none falls "
+                           "between two values and stays empty.")
+                            .arg(countText(drawn), countText(bins())));
         m_note->show();
     } else {
         m_note->hide();

@@ -88,7 +88,7 @@ void DepthView::setRepeat(const Repeat *repeat, int role, const QString &message
     for (std::size_t r = 0; r < repeat->roles.size(); ++r) {
         // The line's colour beside its name: the chart itself has no legend.
         QPixmap swatch(12, 12);
-        swatch.fill(DepthChart::lineColor(static_cast<int>(r)));
+        swatch.fill(DepthChart::lineColor(static_cast<int>(r), palette()));
         auto *item = new QListWidgetItem(QIcon(swatch), shownName(repeat->roles[r].name), m_roles);
         item->setToolTip(shownName(repeat->roles[r].name, 2000)); // escaped and bounded: names are file text
         item->setCheckState(role < 0 || role == static_cast<int>(r) ? Qt::Checked : Qt::Unchecked);
