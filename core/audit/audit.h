@@ -6,7 +6,7 @@
 #include "core/stats/tensoranalyzer.h"
 #include "core/stats/tensorstats.h"
 
-#include <atomic>
+#include <stop_token>
 #include <memory>
 #include <optional>
 #include <span>
@@ -77,7 +77,7 @@ struct AuditResult {
 // values of the weight whose codes are tensors[k] instead of the codes.
 std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const Checkpoint &checkpoint,
     std::span<const std::size_t> tensors, const AnalysisOptions &options,
-    const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {},
+    std::stop_token stop = {}, const ProgressFn &progress = {},
     std::span<const std::optional<Dequantizer>> decoders = {});
 
 // Scans every tensor of a checkpoint (all shards): statistics, histogram, flags and duplicates
@@ -87,7 +87,7 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
 // With `quant`, the codes of each decodable quantized weight are audited on their dequantized
 // values (AuditEntry::weight says which); its companions stay ordinary entries.
 std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const AnalysisOptions &options,
-    const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {},
+    std::stop_token stop = {}, const ProgressFn &progress = {},
     std::shared_ptr<const QuantView> quant = nullptr);
 
 } // namespace stb
