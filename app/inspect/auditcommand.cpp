@@ -50,7 +50,7 @@ int runAudit(const Invocation &invocation)
     std::optional<AuditResult> audit;
     {
         ProgressLine progress("scanning " + path);
-        audit = auditCheckpoint(*checkpoint, analysis, nullptr, std::ref(progress), std::move(quant));
+        audit = auditCheckpoint(*checkpoint, analysis, {}, std::ref(progress), std::move(quant));
     }
     if (!audit) {
         std::fprintf(stderr, "%s: the file changed on disk during the scan\n", printable(path).c_str());

@@ -56,7 +56,7 @@ int runDiff(const Invocation &invocation)
     std::optional<Comparison> comparison;
     {
         ProgressLine progress("comparing");
-        comparison = compareCheckpoints(*a, *b, compare, nullptr, std::ref(progress));
+        comparison = compareCheckpoints(*a, *b, compare, {}, std::ref(progress));
     }
     if (!comparison) {
         std::fprintf(stderr, "a file changed on disk during the comparison\n");

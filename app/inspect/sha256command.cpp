@@ -55,7 +55,7 @@ int runSha256(const Invocation &invocation)
         std::optional<std::string> digest;
         if (file) {
             ProgressLine progress("hashing " + path);
-            digest = sha256Hex(*file, nullptr, std::ref(progress));
+            digest = sha256Hex(*file, {}, std::ref(progress));
         }
         if (!digest) {
             std::fprintf(stderr, "%s: cannot read: %s\n", printable(path).c_str(),

@@ -104,7 +104,7 @@ std::vector<std::size_t> duplicateCandidates(
 // earliest identical one. Empty tensors duplicate nothing. false when cancelled or when a file
 // vanished under the read.
 bool findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entries, unsigned threads,
-    const std::atomic<bool> *cancel)
+    std::stop_token stop)
 {
     auto candidates = duplicateCandidates(checkpoint, entries);
     std::sort(candidates.begin(), candidates.end());
@@ -116,10 +116,10 @@ bool findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entri
                 return true;
             const auto &t = checkpoint.tensors()[entries[candidates[c]].tensor];
             analysis.digest = tensorDigest(
-                t.info->dtype, checkpoint.fileOf(t)->tensorBytes(*t.info), *t.info->elementCount(), cancel);
+                t.info->dtype, checkpoint.fileOf(t)->tensorBytes(*t.info), *t.info->elementCount(), stop);
             return analysis.digest.has_value();
         },
-        cancel);
+        stop);
     if (!read)
         return false;
 
@@ -262,7 +262,7 @@ AuditSummary summarizeAudit(const Checkpoint &checkpoint, const std::vector<Audi
 }
 
 std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const Checkpoint &checkpoint,
-    std::span<const std::size_t> which, const AnalysisOptions &options, const std::atomic<bool> *cancel,
+    std::span<const std::size_t> which, const AnalysisOptions &options, std::stop_token stop,
     const ProgressFn &progress, std::span<const std::optional<Dequantizer>> decoders)
 {
     const auto &tensors = checkpoint.tensors();
@@ -299,8 +299,8 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
             reported = share;
         };
         auto analysis = k < decoders.size() && decoders[k]
-            ? analyzeQuantized(*decoders[k], one, cancel, progressShare)
-            : analyzeTensor(t.info->dtype, file->tensorBytes(*t.info), *t.info->elementCount(), one, cancel,
+            ? analyzeQuantized(*decoders[k], one, stop, progressShare)
+            : analyzeTensor(t.info->dtype, file->tensorBytes(*t.info), *t.info->elementCount(), one, stop,
                 progressShare);
         if (!analysis) {
             failed = true;
@@ -318,7 +318,7 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
     // Large tensors first, one at a time with every thread.
     std::vector<std::size_t> small;
     for (std::size_t k = 0; k < which.size(); ++k) {
-        if (failed || (cancel && *cancel))
+        if (failed || stop.stop_requested())
             return std::nullopt;
         if (tensors[which[k]].info->byteLength() >= kLargeTensorBytes)
             analyze(k, threads);
@@ -332,14 +332,14 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
             analyze(small[i], 1);
             return !failed;
         },
-        cancel);
-    if (failed || (cancel && *cancel))
+        stop);
+    if (failed || stop.stop_requested())
         return std::nullopt;
     return analyses;
 }
 
 std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const AnalysisOptions &options,
-    const std::atomic<bool> *cancel, const ProgressFn &progress, std::shared_ptr<const QuantView> quant)
+    std::stop_token stop, const ProgressFn &progress, std::shared_ptr<const QuantView> quant)
 {
     AuditResult result;
     result.quant = std::move(quant);
@@ -366,7 +366,7 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
         if (decoders[k])
             result.entries[k].weight = weight;
     }
-    auto analyses = analyzeTensors(checkpoint, which, options, cancel, progress, decoders);
+    auto analyses = analyzeTensors(checkpoint, which, options, stop, progress, decoders);
     if (!analyses)
         return std::nullopt;
     for (std::size_t k = 0; k < result.entries.size(); ++k) {
@@ -378,7 +378,7 @@ std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const A
 
     for (auto &entry : result.entries)
         addFlags(entry);
-    if (!findDuplicates(checkpoint, result.entries, threads, cancel))
+    if (!findDuplicates(checkpoint, result.entries, threads, stop))
         return std::nullopt;
 
     markExpected(checkpoint, result);

@@ -6,7 +6,7 @@
 #include "core/stats/tensoranalyzer.h"
 #include "core/stats/tensorstats.h"
 
-#include <atomic>
+#include <stop_token>
 #include <memory>
 #include <optional>
 #include <span>
@@ -109,7 +109,7 @@ AuditSummary summarizeAudit(const Checkpoint &checkpoint, const std::vector<Audi
 // values of the weight whose codes are tensors[k] instead of the codes.
 std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const Checkpoint &checkpoint,
     std::span<const std::size_t> tensors, const AnalysisOptions &options,
-    const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {},
+    std::stop_token stop = {}, const ProgressFn &progress = {},
     std::span<const std::optional<Dequantizer>> decoders = {});
 
 // Scans every tensor of a checkpoint (all shards): statistics, histogram, flags and duplicates
@@ -120,7 +120,7 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
 // values (AuditEntry::weight says which); its companions stay ordinary entries. Flags that normal
 // models raise are marked expected (markExpected in auditexpected.h) and not counted.
 std::optional<AuditResult> auditCheckpoint(const Checkpoint &checkpoint, const AnalysisOptions &options,
-    const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {},
+    std::stop_token stop = {}, const ProgressFn &progress = {},
     std::shared_ptr<const QuantView> quant = nullptr);
 
 } // namespace stb

@@ -328,7 +328,7 @@ private:
 // Pass 1: which pairs of plan.byteCompare differ in a byte. Identical tensors cost this and
 // nothing more. nullopt when cancelled or a file vanished.
 std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair> &pairs,
-    const ReadPlan &plan, unsigned threads, const std::atomic<bool> *cancel, ProgressCounter &progress)
+    const ReadPlan &plan, unsigned threads, std::stop_token stop, ProgressCounter &progress)
 {
     const std::vector<Chunk> chunks = chunksOf(plan.byteCompare, plan.data);
     std::vector<std::atomic<bool>> differs(pairs.size());
@@ -347,7 +347,7 @@ std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair
             progress.add(2 * (end - begin));
             return true;
         },
-        cancel);
+        stop);
     if (!done)
         return std::nullopt;
     std::vector<bool> result(pairs.size());
@@ -360,7 +360,7 @@ std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair
 // vanished.
 bool measureValues(std::vector<TensorPair> &pairs, const ReadPlan &plan,
     const std::vector<std::size_t> &measure, const CompareOptions &options, unsigned threads,
-    const std::atomic<bool> *cancel, ProgressCounter &progress)
+    std::stop_token stop, ProgressCounter &progress)
 {
     const std::vector<Chunk> chunks = chunksOf(measure, plan.data);
     std::vector<DiffSums> sums(chunks.size());
@@ -380,7 +380,7 @@ bool measureValues(std::vector<TensorPair> &pairs, const ReadPlan &plan,
             progress.add(d.elements ? (d.a.size() + d.b.size()) * chunk.n / d.elements : 0);
             return true;
         },
-        cancel);
+        stop);
     if (!done)
         return false;
     std::unordered_map<std::size_t, DiffSums> merged;
@@ -412,7 +412,7 @@ MetadataDiff diffMetadata(const Checkpoint &a, const Checkpoint &b)
 } // namespace
 
 std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoint &b,
-    const CompareOptions &options, const std::atomic<bool> *cancel, const ProgressFn &progress)
+    const CompareOptions &options, std::stop_token stop, const ProgressFn &progress)
 {
     Comparison result;
     result.quantA = options.quantA;
@@ -429,7 +429,7 @@ std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoi
     ProgressCounter counter(progress, total);
     const unsigned threads = threadCount(options.threads);
 
-    const auto differs = findDifferentBytes(result.pairs, plan, threads, cancel, counter);
+    const auto differs = findDifferentBytes(result.pairs, plan, threads, stop, counter);
     if (!differs)
         return std::nullopt;
     // Pass 2 measures the tensors whose bytes differ, those whose dtype changed, and quantized
@@ -443,7 +443,7 @@ std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoi
             counter.add(0, plan.data[p].a.size() + plan.data[p].b.size());
         }
     }
-    if (!measureValues(result.pairs, plan, measure, options, threads, cancel, counter))
+    if (!measureValues(result.pairs, plan, measure, options, threads, stop, counter))
         return std::nullopt;
     for (std::size_t p : plan.quantCompare) {
         TensorPair &pair = result.pairs[p];

@@ -5,7 +5,7 @@
 #include "core/stats/tensoranalyzer.h"
 
 #include <array>
-#include <atomic>
+#include <stop_token>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -92,7 +92,7 @@ struct CompareOptions {
 // then decoded values for those that differ. Chunked on all cores, read straight from both
 // mappings. nullopt when cancelled or a file vanished under the scan.
 std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoint &b,
-    const CompareOptions &options, const std::atomic<bool> *cancel = nullptr,
+    const CompareOptions &options, std::stop_token stop = {},
     const ProgressFn &progress = {});
 
 // `__metadata__` pairs of a checkpoint (every shard's, first one wins on a repeated key).

@@ -104,7 +104,7 @@ void addCounts(Histogram &to, const Histogram &from)
 } // namespace
 
 std::optional<DiffHistograms> diffHistograms(const DiffSide &a, const DiffSide &b, unsigned bins,
-                                             const std::atomic<bool> *cancel, const ProgressFn &progress,
+                                             std::stop_token stop, const ProgressFn &progress,
                                              unsigned threads)
 {
     if (bytesForElements(a.dtype, a.elements) != a.bytes.size()
@@ -146,7 +146,7 @@ std::optional<DiffHistograms> diffHistograms(const DiffSide &a, const DiffSide &
                 }
                 return true;
             },
-            cancel);
+            stop);
         if (!finished)
             return std::nullopt;
         for (const auto &w : workers) {

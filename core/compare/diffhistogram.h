@@ -4,7 +4,7 @@
 #include "core/stats/tensoranalyzer.h"
 #include "core/stats/tensorstats.h"
 
-#include <atomic>
+#include <stop_token>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -30,11 +30,12 @@ struct DiffSide {
 // Decodes both sides in chunks (twice: once for the ranges, once for the counts) on `threads`
 // threads (0: one per hardware thread); the counts do not depend on how many. C64 is binned by
 // its real part. A range with a single value is widened by 0.5 on each side, so a constant
-// tensor still shows its bar. nullopt when `cancel` was set, the bytes vanished under the scan
-// (busguard.h), or a side's bytes are not exactly what its elements fill (bytesForElements).
+// tensor still shows its bar. nullopt when a stop is requested through `stop`, the bytes
+// vanished under the scan (busguard.h), or a side's bytes are not exactly what its elements fill
+// (bytesForElements).
 // `progress` gets elements done of 2 * (na + nb), one call at a time.
 std::optional<DiffHistograms> diffHistograms(const DiffSide &a, const DiffSide &b, unsigned bins,
-                                             const std::atomic<bool> *cancel = nullptr,
+                                             std::stop_token stop = {},
                                              const ProgressFn &progress = {}, unsigned threads = 0);
 
 } // namespace stb

@@ -14,12 +14,12 @@ namespace stb {
 namespace {
 
 // One call's shared state. Helpers that start after the caller closed the loop leave without
-// touching `fn` or `cancel`, which is why the state is shared and those are only reached while
+// touching `fn` or `stop`, which is why the state is shared and those are only reached while
 // registered.
 struct Loop {
     const std::function<bool(std::uint64_t, unsigned)> *fn;
     std::uint64_t count;
-    const std::atomic<bool> *cancel;
+    std::stop_token stop;
     std::atomic<std::uint64_t> next { 0 };
     std::atomic<bool> stopped { false };
 
@@ -32,7 +32,7 @@ struct Loop {
     void work(unsigned worker)
     {
         while (!stopped.load(std::memory_order_relaxed)) {
-            if (cancel && cancel->load(std::memory_order_relaxed)) {
+            if (stop.stop_requested()) {
                 stopped = true;
                 return;
             }
@@ -69,12 +69,12 @@ unsigned threadCount(unsigned requested)
 }
 
 bool parallelFor(std::uint64_t count, unsigned threads,
-    const std::function<bool(std::uint64_t index, unsigned worker)> &fn, const std::atomic<bool> *cancel)
+    const std::function<bool(std::uint64_t index, unsigned worker)> &fn, std::stop_token stop)
 {
     auto loop = std::make_shared<Loop>();
     loop->fn = &fn;
     loop->count = count;
-    loop->cancel = cancel;
+    loop->stop = stop;
     ThreadPool &pool = ThreadPool::shared();
     // No more helpers than the pool has threads: a task for which no thread could ever be free
     // would only wait in the queue.
@@ -90,7 +90,7 @@ bool parallelFor(std::uint64_t count, unsigned threads,
         loop->closed = true;
         loop->idle.wait(lock, [&] { return loop->active == 0; });
     }
-    return !loop->stopped && !(cancel && cancel->load());
+    return !loop->stopped && !stop.stop_requested();
 }
 
 } // namespace stb

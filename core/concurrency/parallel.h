@@ -1,8 +1,8 @@
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <stop_token>
 
 namespace stb {
 
@@ -16,10 +16,11 @@ using ProgressFn = std::function<void(std::uint64_t done, std::uint64_t total)>;
 // no thread is started per call, the total stays bounded however many loops run at once, and a
 // loop inside a loop's fn does not deadlock. Fewer workers than `threads` may run (no more than
 // the pool has threads, plus the caller); `worker` < max(threads, 1). Stops early, returning
-// false, when fn returns false or `cancel` is set; true when every index ran.
+// false, when fn returns false or a stop is requested through `stop`; true when every index ran.
+// Every long function in core takes the same std::stop_token and hands it down to here.
 bool parallelFor(std::uint64_t count, unsigned threads,
                  const std::function<bool(std::uint64_t index, unsigned worker)> &fn,
-                 const std::atomic<bool> *cancel = nullptr);
+                 std::stop_token stop = {});
 
 // Elements per chunk of parallel work (statistics, comparison): a multiple of 8, so chunks of
 // every dtype (4- and 6-bit included) start on a byte boundary; 1 MiB of F32.

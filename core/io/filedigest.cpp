@@ -8,7 +8,7 @@
 
 namespace stb {
 
-std::optional<std::string> sha256Hex(const MappedFile &file, const std::atomic<bool> *cancel, const ProgressFn &progress)
+std::optional<std::string> sha256Hex(const MappedFile &file, std::stop_token stop, const ProgressFn &progress)
 {
     std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
     if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1)
@@ -16,7 +16,7 @@ std::optional<std::string> sha256Hex(const MappedFile &file, const std::atomic<b
     constexpr std::uint64_t kChunk = 8ull << 20;
     file.adviseSequential(0, file.size());
     for (std::uint64_t offset = 0; offset < file.size(); offset += kChunk) {
-        if (cancel && cancel->load(std::memory_order_relaxed))
+        if (stop.stop_requested())
             return std::nullopt;
         const auto chunk = file.slice(offset, kChunk);
         bool updated = false;

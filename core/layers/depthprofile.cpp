@@ -4,7 +4,6 @@
 #include "core/io/checkpoint.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 
 namespace stb {
@@ -170,9 +169,7 @@ std::optional<std::vector<RepeatProfile>> profileRepeats(const Checkpoint &check
             scan.push_back(tensor);
     }
     // The audit's scan still takes a flag: the stop token sets it.
-    std::atomic<bool> cancel { stop.stop_requested() };
-    std::stop_callback onStop(stop, [&cancel] { cancel = true; });
-    const auto analyses = analyzeTensors(checkpoint, scan, options, &cancel, progress);
+    const auto analyses = analyzeTensors(checkpoint, scan, options, stop, progress);
     if (!analyses)
         return std::nullopt;
     for (std::size_t k = 0; k < scan.size(); ++k) {

@@ -32,7 +32,7 @@ struct Worker {
 } // namespace
 
 std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, const AnalysisOptions &options,
-    const std::atomic<bool> *cancel, const ProgressFn &progress)
+    std::stop_token stop, const ProgressFn &progress)
 {
     const unsigned bins = std::max(1u, options.bins);
     const std::uint64_t elements = dequantizer.elements();
@@ -73,7 +73,7 @@ std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, c
                 }
                 return true;
             },
-            cancel);
+            stop);
     };
     if (!pass([](Worker &w, const std::byte *data, std::uint64_t n) {
             kernels::scanValues(DType::F32, data, 0, n, w.acc);
@@ -107,14 +107,6 @@ std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, c
     }
     result.stats.count = elements;
     return result;
-}
-
-std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, const AnalysisOptions &options,
-    std::stop_token stop, const ProgressFn &progress)
-{
-    std::atomic<bool> cancelled { stop.stop_requested() };
-    std::stop_callback onStop(stop, [&cancelled] { cancelled = true; });
-    return analyzeQuantized(dequantizer, options, &cancelled, progress);
 }
 
 } // namespace stb

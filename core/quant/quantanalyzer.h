@@ -4,7 +4,6 @@
 #include "core/stats/tensoranalyzer.h"
 #include "core/stats/tensorstats.h"
 
-#include <atomic>
 #include <optional>
 #include <stop_token>
 
@@ -16,8 +15,6 @@ namespace stb {
 // F32 kernels of core/stats, twice (moments, then bins), on `options.threads` threads through
 // parallelFor. nullopt when cancelled or when the file vanished under the scan. Thread-safe.
 std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, const AnalysisOptions &options,
-    const std::atomic<bool> *cancel = nullptr, const ProgressFn &progress = {});
-std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, const AnalysisOptions &options,
-    std::stop_token stop, const ProgressFn &progress = {});
+    std::stop_token stop = {}, const ProgressFn &progress = {});
 
 } // namespace stb

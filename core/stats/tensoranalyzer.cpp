@@ -51,7 +51,7 @@ struct PassContext {
     std::vector<Worker> &workers;
     std::vector<std::uint64_t> &digests;      // pass 1: each chunk's XXH3; empty: none wanted
     std::vector<kernels::BlockRange> &ranges; // the tensor's block ranges; empty: none
-    const std::atomic<bool> *cancel;
+    std::stop_token stop;
     const ProgressFn &progress;
     std::uint64_t progressTotal; // bytes of both passes
 };
@@ -104,7 +104,7 @@ bool runPass(const PassContext &pass, const kernels::BinPlan *plan)
             }
             return true;
         },
-        pass.cancel);
+        pass.stop);
 }
 
 // Everything derived exactly from per-code counts: moments, extremes, histogram, outliers.
@@ -155,7 +155,7 @@ TensorAnalysis fromCodeCounts(DType dtype, const std::vector<std::uint64_t> &cou
 } // namespace
 
 std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::byte> bytes,
-    std::uint64_t elements, const AnalysisOptions &options, const std::atomic<bool> *cancel,
+    std::uint64_t elements, const AnalysisOptions &options, std::stop_token stop,
     const ProgressFn &progress)
 {
     if (bytesForElements(dtype, elements) != bytes.size())
@@ -177,7 +177,7 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
     const std::uint64_t blocks = (elements + kernels::kRangeBlock - 1) / kernels::kRangeBlock;
     const bool useRanges = !counted && kernels::hasAvx512Kernels(dtype) && blocks <= (1u << 21);
     std::vector<kernels::BlockRange> ranges(useRanges ? blocks : 0);
-    const PassContext pass{dtype, bytes, elements, workers, digests, ranges, cancel, progress, total};
+    const PassContext pass{dtype, bytes, elements, workers, digests, ranges, stop, progress, total};
     if (!runPass(pass, nullptr))
         return std::nullopt;
 
@@ -225,7 +225,7 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
 }
 
 std::optional<ContentDigest> tensorDigest(DType dtype, std::span<const std::byte> bytes, std::uint64_t elements,
-                                          const std::atomic<bool> *cancel)
+                                          std::stop_token stop)
 {
     if (bytesForElements(dtype, elements) != bytes.size())
         return std::nullopt;
@@ -233,7 +233,7 @@ std::optional<ContentDigest> tensorDigest(DType dtype, std::span<const std::byte
     const unsigned bits = dtypeBits(dtype);
     std::vector<std::uint64_t> digests(chunks, 0);
     for (std::uint64_t c = 0; c < chunks; ++c) {
-        if (cancel && *cancel)
+        if (stop.stop_requested())
             return std::nullopt;
         const std::uint64_t first = c * kChunkElements, end = std::min(elements, first + kChunkElements);
         const std::byte *data = bytes.data() + first * bits / 8;

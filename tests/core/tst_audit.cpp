@@ -458,12 +458,13 @@ void tst_Audit::summaryText()
 
 void tst_Audit::cancelAndProgress()
 {
-    const std::atomic<bool> cancelled { true };
-    QVERIFY(!auditCheckpoint(*m_checkpoint, {}, &cancelled));
+    std::stop_source cancelled;
+    cancelled.request_stop();
+    QVERIFY(!auditCheckpoint(*m_checkpoint, {}, cancelled.get_token()));
     std::uint64_t last = 0, total = 0;
     bool monotonic = true;
     const auto audit
-        = auditCheckpoint(*m_checkpoint, {}, nullptr, [&](std::uint64_t done, std::uint64_t all) {
+        = auditCheckpoint(*m_checkpoint, {}, {}, [&](std::uint64_t done, std::uint64_t all) {
               monotonic = monotonic && done >= last && done <= all;
               last = done;
               total = all;

@@ -333,13 +333,14 @@ private slots:
         Model a, b;
         a.addF32("t", {2}, {1, 2});
         b.addF32("t", {2}, {1, 3});
-        std::atomic<bool> cancel{true};
+        std::stop_source cancel;
+        cancel.request_stop();
         std::string error;
         writeModel(a, "ca.safetensors");
         writeModel(b, "cb.safetensors");
         const auto ca = Checkpoint::open(path("ca.safetensors"), error);
         const auto cb = Checkpoint::open(path("cb.safetensors"), error);
-        QVERIFY(!compareCheckpoints(*ca, *cb, {}, &cancel));
+        QVERIFY(!compareCheckpoints(*ca, *cb, {}, cancel.get_token()));
     }
 
     void jsonKeys()
@@ -391,7 +392,7 @@ private slots:
                 sum += c;
             return sum;
         };
-        const auto one = diffHistograms(sa, sb, 50, nullptr, {}, 1);
+        const auto one = diffHistograms(sa, sb, 50, {}, {}, 1);
         QVERIFY(one);
         QCOMPARE(total(one->a), finiteA);
         QCOMPARE(total(one->b), finiteB);
@@ -401,7 +402,7 @@ private slots:
         QCOMPARE(one->diff.hi, 0.0);
         for (unsigned threads : { 2u, 3u }) {
             std::uint64_t calls = 0, last = 0;
-            const auto many = diffHistograms(sa, sb, 50, nullptr, [&](std::uint64_t done, std::uint64_t all) {
+            const auto many = diffHistograms(sa, sb, 50, {}, [&](std::uint64_t done, std::uint64_t all) {
                 ++calls;
                 QVERIFY(done >= last && done <= all);
                 last = done;
@@ -414,8 +415,9 @@ private slots:
             QCOMPARE(last, std::uint64_t(4 * n));
             QCOMPARE(calls, std::uint64_t(2 * 4)); // 4 chunks, 2 passes
         }
-        const std::atomic<bool> cancel { true };
-        QVERIFY(!diffHistograms(sa, sb, 50, &cancel, {}, 2));
+        std::stop_source cancel;
+        cancel.request_stop();
+        QVERIFY(!diffHistograms(sa, sb, 50, cancel.get_token(), {}, 2));
     }
 
 private:

@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <stop_token>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -79,22 +80,23 @@ void tst_Parallel::stopsWhenFnFails()
 
 void tst_Parallel::cancelFlag()
 {
-    const std::atomic<bool> before { true };
+    std::stop_source before;
+    before.request_stop();
     std::atomic<int> ran { 0 };
-    QVERIFY(!parallelFor(100, 4, [&](std::uint64_t, unsigned) { return ++ran, true; }, &before));
+    QVERIFY(!parallelFor(100, 4, [&](std::uint64_t, unsigned) { return ++ran, true; }, before.get_token()));
     QCOMPARE(ran.load(), 0);
 
-    std::atomic<bool> midway { false };
+    std::stop_source midway;
     std::atomic<std::uint64_t> ran2 { 0 };
     QVERIFY(!parallelFor(
         100000, 4,
         [&](std::uint64_t i, unsigned) {
             ++ran2;
             if (i == 50)
-                midway = true;
+                midway.request_stop();
             return true;
         },
-        &midway));
+        midway.get_token()));
     QVERIFY(ran2 < 100000); // stopped early, not run to the end
 }
 

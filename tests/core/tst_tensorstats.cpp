@@ -501,12 +501,12 @@ struct RestoreAvx512 {
 };
 
 std::optional<TensorAnalysis> analyze(DType dtype, const QByteArray &bytes, std::uint64_t elements,
-    unsigned bins = 10, unsigned threads = 1, const std::atomic<bool> *cancel = nullptr)
+    unsigned bins = 10, unsigned threads = 1, std::stop_token stop = {})
 {
     AnalysisOptions options;
     options.bins = bins;
     options.threads = threads;
-    return analyzeTensor(dtype, asBytes(bytes), elements, options, cancel);
+    return analyzeTensor(dtype, asBytes(bytes), elements, options, stop);
 }
 
 std::string sha256sum(const QString &path)
@@ -912,16 +912,17 @@ void tst_TensorStats::cancel()
     QFETCH(DType, dtype);
     QFETCH(quint64, elements);
     const QByteArray bytes(static_cast<qsizetype>((elements * widthOf(dtype) + 7) / 8), '\x01');
-    std::atomic<bool> cancelled { true };
+    std::stop_source cancelled;
+    cancelled.request_stop();
     for (unsigned threads : { 1u, 2u })
-        QVERIFY(!analyze(dtype, bytes, elements, 10, threads, &cancelled));
-    cancelled = false;
-    QVERIFY(analyze(dtype, bytes, elements, 10, 1, &cancelled));
+        QVERIFY(!analyze(dtype, bytes, elements, 10, threads, cancelled.get_token()));
+    std::stop_source running;
+    QVERIFY(analyze(dtype, bytes, elements, 10, 1, running.get_token()));
     if (elements > kChunk) {
         AnalysisOptions options;
         options.threads = 1;
-        const auto result = analyzeTensor(dtype, asBytes(bytes), elements, options, &cancelled,
-            [&](std::uint64_t, std::uint64_t) { cancelled = true; });
+        const auto result = analyzeTensor(dtype, asBytes(bytes), elements, options, running.get_token(),
+            [&](std::uint64_t, std::uint64_t) { running.request_stop(); });
         QVERIFY(!result);
     }
 }
@@ -937,7 +938,7 @@ void tst_TensorStats::progress()
         AnalysisOptions options;
         options.threads = 2;
         const auto result = analyzeTensor(
-            dtype, asBytes(bytes), n, options, nullptr, [&](std::uint64_t done, std::uint64_t all) {
+            dtype, asBytes(bytes), n, options, {}, [&](std::uint64_t done, std::uint64_t all) {
                 monotonic = monotonic && done >= last && done <= all;
                 last = done;
                 total = all;
@@ -1027,9 +1028,10 @@ void tst_TensorStats::sha256()
     const auto digest = sha256Hex(*mapped);
     QVERIFY(digest);
     QCOMPARE(QString::fromStdString(*digest), expected);
-    const std::atomic<bool> cancelled { true };
+    std::stop_source cancelled;
+    cancelled.request_stop();
     if (mapped->size() > 0)
-        QVERIFY(!sha256Hex(*mapped, &cancelled));
+        QVERIFY(!sha256Hex(*mapped, cancelled.get_token()));
 }
 
 void tst_TensorStats::truncatedDuringScan_data()

@@ -6,6 +6,7 @@
 #include "tests/support/testfiles.h"
 #include "ui/common/droppedfiles.h"
 #include "ui/common/longtext.h"
+#include "ui/common/longtextview.h"
 #include "ui/common/qtformat.h"
 #include "ui/compare/comparedetailspane.h"
 #include "ui/compare/comparewindow.h"
@@ -20,7 +21,6 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QMimeData>
-#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -28,6 +28,8 @@
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
 #include <QUrl>
+
+#include <algorithm>
 
 #include <unistd.h>
 
@@ -113,18 +115,49 @@ private slots:
         QVERIFY(longestShownText(view) < 5000);
     }
 
-    // The whole of a long value: a plain-text view whose blocks stay small.
+    // The whole of a long value: a view that lays out only the rows on screen, wraps long
+    // lines at its width and shows every byte, in order, across its rows.
+    void fullTextViewer_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::newRow("one long line") << (QByteArray(100'000, 'y') + "\nend");
+        QTest::newRow("final newline") << QByteArray("a\n\nb\n");
+        QTest::newRow("empty") << QByteArray();
+        QTest::newRow("many short lines") << QByteArray("xy\n").repeated(3000);
+        // A 3-byte character straddling the 16-byte cut stays whole.
+        QTest::newRow("utf-8 at the cut") << (QByteArray(15, 'a') + "\xe2\x82\xac" + QByteArray(40, 'b'));
+    }
     void fullTextViewer()
     {
+        QFETCH(QByteArray, text);
         QWidget parent;
-        const std::string text = std::string(100'000, 'y') + "\nend";
-        showFullText(&parent, u"value"_s, text);
-        auto *view = parent.findChild<QPlainTextEdit *>(u"fullText"_s);
+        showFullText(&parent, u"value"_s, std::string_view(text.constData(), std::size_t(text.size())));
+        auto *view = parent.findChild<LongTextView *>(u"fullText"_s);
         QVERIFY(view);
-        QVERIFY(view->isReadOnly());
-        QVERIFY(view->document()->blockCount() > 20); // one 100 KB line in pieces
-        QCOMPARE(view->toPlainText().remove(u'\n').size(), qsizetype(100'000 + 3));
-        QVERIFY(view->toPlainText().endsWith(u"\nend"_s));
+        for (int columns : { 16, 80, 777 }) {
+            view->setColumns(columns);
+            QCOMPARE(view->columns(), columns);
+            QString joined;
+            for (std::size_t row = 0; row < view->rowCount(); ++row) {
+                const QString shown = view->rowText(row);
+                QVERIFY2(shown.toUtf8().size() <= columns, qPrintable(QString::number(row)));
+                joined += shown + (row + 1 < view->rowCount() ? u"|"_s : QString());
+            }
+            // Rows joined back: every byte once, lines broken where the text breaks them.
+            QString expected = QString::fromUtf8(text);
+            QCOMPARE(QString(joined).remove(u'|'), QString(expected).remove(u'\n'));
+            // ASCII wraps at exactly `columns` bytes: each line takes ceil(length / columns) rows.
+            if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+                std::size_t rows = 0;
+                for (const QByteArray &line : text.split('\n'))
+                    rows += std::max<std::size_t>(1, (std::size_t(line.size()) + columns - 1) / columns);
+                QCOMPARE(view->rowCount(), rows);
+            }
+            QVERIFY(!joined.contains(QChar::ReplacementCharacter));
+        }
+        view->setColumns(80);
+        if (text.endsWith("\nend"))
+            QCOMPARE(view->rowText(view->rowCount() - 1), u"end"_s);
     }
 
     // Item 1: a million-dimension shape that fails the size rule and a 1 MB tensor name: every

@@ -1,18 +1,21 @@
+#include "ui/common/qtformat.h"
 #include "ui/document/checkpointview.h"
-#include "ui/shell/documentarea.h"
-#include "ui/shell/documentmenus.h"
 #include "ui/document/tensorfiltermodel.h"
 #include "ui/hex/hexpane.h"
+#include "ui/shell/documentarea.h"
+#include "ui/shell/documentmenus.h"
 #include "ui/shell/mainwindow.h"
 #include "ui/shell/recentfiles.h"
 
 #include "tests/support/testfiles.h"
 
+#include <QAction>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -20,6 +23,9 @@
 #include <QTest>
 #include <QTreeView>
 #include <QUrl>
+
+#include <fstream>
+#include <string>
 
 using namespace Qt::StringLiterals;
 using namespace stb;
@@ -37,6 +43,7 @@ private slots:
     void unreadablePathKeepsRunning();
     void dropOpensFiles();
     void recentFilesDropVanished();
+    void recentFilesKeepPathBytes();
     void geometryIsRestored();
     void keyboardReachesEverything();
     void menusShowShortcuts();
@@ -159,10 +166,11 @@ void tst_MainWindow::recentFilesDropVanished()
             QTRY_COMPARE_WITH_TIMEOUT(window.documents()->openingCount(), 0, 60000);
         }
     }
-    QCOMPARE(QSettings().value(u"recentFiles"_s).toStringList(), (QStringList { kept, gone }));
-    QVERIFY(QFile::remove(gone));
     QMenu menu;
     RecentFiles recent(&menu);
+    QCOMPARE(recent.paths(), (QStringList { kept, gone }));
+    QVERIFY(QFile::remove(gone));
+    emit menu.aboutToShow();
     QCOMPARE(recent.paths(), QStringList { kept });
     for (int i = 0; i < 15; ++i) {
         QFile file(m_dir.filePath(u"f%1.safetensors"_s.arg(i)));
@@ -171,6 +179,39 @@ void tst_MainWindow::recentFilesDropVanished()
     }
     QCOMPARE(recent.paths().size(), RecentFiles::kMaxEntries);
     QCOMPARE(recent.paths().first(), m_dir.filePath(u"f14.safetensors"_s));
+}
+
+// A file whose name is not UTF-8 and holds an escape sequence: listed byte for byte across a
+// restart of the list (QSettings), kept (it exists), shown escaped, and reopened from the menu
+// with the same bytes.
+void tst_MainWindow::recentFilesKeepPathBytes()
+{
+    const std::string dir = pathFromQString(m_dir.path());
+    const std::string bytes = dir + "/bad\xff\xfe\x1b[31m&.safetensors";
+    {
+        std::ofstream out(bytes, std::ios::binary);
+        out << "x";
+    }
+    const QString path = pathToQString(bytes);
+    {
+        QMenu menu;
+        RecentFiles recent(&menu);
+        recent.clear();
+        recent.add(path);
+    }
+    QMenu menu;
+    RecentFiles recent(&menu);
+    emit menu.aboutToShow();
+    QCOMPARE(recent.paths(), QStringList { path });
+    QCOMPARE(pathFromQString(recent.paths().first()), bytes);
+    QAction *entry = menu.actions().first();
+    QVERIFY2(entry->text().contains(u"\\x1b"_s), qPrintable(entry->text()));
+    QVERIFY(!entry->text().contains(QChar(0x1b)));
+    QVERIFY(entry->text().contains(u"&&.safetensors"_s));
+    QSignalSpy requested(&recent, &RecentFiles::openRequested);
+    entry->trigger();
+    QCOMPARE(requested.size(), 1);
+    QCOMPARE(pathFromQString(requested.first().first().toString()), bytes);
 }
 
 void tst_MainWindow::geometryIsRestored()

@@ -222,8 +222,7 @@ void AuditView::start(unsigned bins)
     // The checkpoint is held by its shared_ptr: its mappings outlive the scan.
     m_job.start(
         [checkpoint = m_checkpoint, bins](std::stop_token stop, const JobProgress &progress) {
-            const StopFlag cancel(std::move(stop));
-            return auditCheckpoint(*checkpoint, AnalysisOptions { bins, 0 }, cancel.get(), progress);
+            return auditCheckpoint(*checkpoint, AnalysisOptions { bins, 0 }, stop, progress);
         },
         [this](std::optional<AuditResult> result) { onFinished(std::move(result)); });
     setRunning(true);

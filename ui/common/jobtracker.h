@@ -2,7 +2,6 @@
 
 #include <QObject>
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -19,20 +18,6 @@ namespace stb {
 // to call from any thread, as often as per chunk; the same type as core's ProgressFn, so a job
 // hands it straight to core.
 using JobProgress = std::function<void(std::uint64_t done, std::uint64_t total)>;
-
-// A flag that turns true once `stop` is requested, for core functions that still poll a
-// `const std::atomic<bool> *` (until they take the std::stop_token themselves).
-class StopFlag {
-public:
-    explicit StopFlag(std::stop_token stop)
-        : m_callback(std::move(stop), [this] { m_flag = true; })
-    { }
-    const std::atomic<bool> *get() const { return &m_flag; }
-
-private:
-    std::atomic<bool> m_flag { false }; // before the callback, which may run in the constructor
-    std::stop_callback<std::function<void()>> m_callback;
-};
 
 // The untyped half of JobTracker: the signals and the bookkeeping. Use JobTracker<T>.
 class JobTrackerBase : public QObject {

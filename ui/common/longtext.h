@@ -23,9 +23,8 @@ inline bool isElided(std::string_view utf8, std::size_t limit = kShownTextBytes)
     return utf8.size() > limit;
 }
 
-// Opens a window (non-modal, deleted when closed) with the whole of `utf8` in a read-only
-// QPlainTextEdit: it lays out only the blocks on screen, and lines longer than a few thousand
-// characters are broken into blocks of that size so that no block is megabytes long.
+// Opens a window (non-modal, deleted when closed) with the whole of `utf8` in a LongTextView,
+// which lays out only the rows on screen, and a button that copies all of it.
 void showFullText(QWidget *parent, const QString &title, std::string_view utf8);
 
 } // namespace stb

@@ -84,9 +84,8 @@ void CompareHistogramPane::showPair(std::shared_ptr<const CompareResult> result,
     m_job.start(
         [result = m_result, pair](std::stop_token stop, const JobProgress &progress) {
             const TensorPair &p = result->comparison.pairs[pair];
-            const StopFlag cancel(std::move(stop));
             return diffHistograms(
-                sideOf(*result->a, p.a), sideOf(*result->b, p.b), kBins, cancel.get(), progress);
+                sideOf(*result->a, p.a), sideOf(*result->b, p.b), kBins, stop, progress);
         },
         [this, pair](std::optional<DiffHistograms> histograms) {
             m_progress->hide();

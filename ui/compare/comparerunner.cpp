@@ -8,8 +8,7 @@ std::optional<std::shared_ptr<const CompareResult>> compare(std::shared_ptr<cons
     std::shared_ptr<const Checkpoint> b, const CompareOptions &options, std::stop_token stop,
     const JobProgress &progress)
 {
-    const StopFlag cancel(std::move(stop));
-    auto comparison = compareCheckpoints(*a, *b, options, cancel.get(), progress);
+    auto comparison = compareCheckpoints(*a, *b, options, stop, progress);
     if (!comparison)
         return std::nullopt;
     return std::make_shared<const CompareResult>(std::move(a), std::move(b), options, std::move(*comparison));

@@ -284,9 +284,8 @@ void HistogramPane::startJob()
     }
     m_job.start(
         [file, info, bins](std::stop_token stop, const JobProgress &progress) {
-            const StopFlag cancel(std::move(stop));
             return analyzeTensor(info->dtype, file->tensorBytes(*info), info->elementCount().value_or(0),
-                AnalysisOptions { bins, 0 }, cancel.get(), progress);
+                AnalysisOptions { bins, 0 }, stop, progress);
         },
         done);
 }

@@ -8,7 +8,9 @@ class QMenu;
 namespace stb {
 
 // The File › Open Recent list, kept in QSettings: newest first, at most ten, and entries whose
-// file has vanished are dropped when the menu is shown.
+// file has vanished are dropped when the menu is shown. Paths are QStrings that carry every byte
+// (qtformat.h: pathToQString), stored as the path's bytes, so a file whose name is not UTF-8
+// ("bad\xff.safetensors") reopens from the menu; the menu shows names escaped and bounded.
 class RecentFiles : public QObject {
     Q_OBJECT
 public:

@@ -72,8 +72,7 @@ void Sha256Dialog::hashNext()
     }
     m_job.start(
         [file = m_files[m_next]](std::stop_token stop, const JobProgress &progress) {
-            const StopFlag cancel(std::move(stop));
-            return sha256Hex(*file, cancel.get(), progress);
+            return sha256Hex(*file, stop, progress);
         },
         [this](std::optional<std::string> digest) {
             auto *edit = m_digests[m_next];
