@@ -1,5 +1,6 @@
 #include "ui/values/heatmappane.h"
 
+#include "core/quant/quantbadge.h"
 #include "ui/common/qtformat.h"
 #include "ui/values/heatmapview.h"
 #include "ui/values/planeselector.h"
@@ -148,10 +149,8 @@ void HeatmapPane::reload()
     if (dequantized && !m_raw->isChecked()) {
         m_dequantized = dequantized;
         const QuantizedWeight &w = *dequantized->weight;
-        setTitle(tr("%1 — dequantized %2 %3-bit %4")
-                     .arg(shownName(w.name), toQString(std::string(quantSchemeName(w.scheme))))
-                     .arg(w.bits)
-                     .arg(shapeText(w.logicalShape)));
+        setTitle(tr("%1 — dequantized %2 %3")
+                     .arg(shownName(w.name), toQString(quantBadge(w)), shapeText(w.logicalShape)));
         m_plane->setShape(w.logicalShape);
     } else {
         setTitle(tr("%1  %2 %3")

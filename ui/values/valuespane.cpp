@@ -1,5 +1,6 @@
 #include "ui/values/valuespane.h"
 
+#include "core/quant/quantbadge.h"
 #include "core/values/stridedview.h"
 #include "ui/common/qtformat.h"
 #include "ui/values/planeselector.h"
@@ -146,13 +147,11 @@ void ValuesPane::reload()
     }
     if (dequantized) {
         const QuantizedWeight &w = *dequantized->weight;
-        const QString scheme
-            = tr("%1 %2-bit").arg(toQString(std::string(quantSchemeName(w.scheme)))).arg(w.bits);
+        const QString badge = toQString(quantBadge(w));
         m_title->setText(m_dequantized
-                ? tr("%1 — dequantized %2 %3 (float32)")
-                      .arg(shownName(w.name), scheme, shapeText(w.logicalShape))
+                ? tr("%1 — dequantized %2 %3").arg(shownName(w.name), badge, shapeText(w.logicalShape))
                 : tr("%1 — raw %2 codes, %3 %4")
-                      .arg(shownName(tensor->info->name), scheme, toQString(dtypeName(tensor->info->dtype)),
+                      .arg(shownName(tensor->info->name), badge, toQString(dtypeName(tensor->info->dtype)),
                           shapeText(tensor->info->shape)));
     } else {
         m_title->setText(tr("%1  %2 %3")
