@@ -6,6 +6,7 @@
 #include "core/quant/quantview.h"
 #include "tests/support/quantfixtures.h"
 #include "ui/document/checkpointview.h"
+#include "ui/document/tensortreemodel.h"
 #include "ui/histogram/histogrampane.h"
 #include "ui/values/exportdialog.h"
 #include "ui/values/heatmappane.h"
@@ -44,6 +45,8 @@ private slots:
     void heatmapSummarisesDequantized();
     void rawCodesIsOneSetting();
     void exportDialogDequantizes();
+    void treeBadges_data();
+    void treeBadges();
     void screenshots();
 
 private:
@@ -254,6 +257,36 @@ void tst_QuantValues::exportDialogDequantizes()
         for (std::size_t e = 0; e < back.size(); ++e)
             QVERIFY(std::fabs(back[e] - f.expected[e]) <= 1e-6f * std::fabs(f.expected[e]));
     }
+}
+
+void tst_QuantValues::treeBadges_data()
+{
+    QTest::addColumn<QString>("codes");
+    QTest::addColumn<QString>("badge");
+    QTest::addColumn<QString>("described"); // a fragment of the tooltip's full description
+    QTest::newRow("gptq") << u"model.layers.0.mlp.down_proj.qweight"_s << u"gptq 4-bit"_s
+                          << u"GPTQ 4-bit, groups of 64"_s;
+    QTest::newRow("fp8-block") << u"l.fp8.weight"_s << u"fp8 block"_s << u"128×128 block"_s;
+    QTest::newRow("mxfp4") << u"l.experts.gate_up_proj_blocks"_s << u"mxfp4"_s << u"E8M0"_s;
+    QTest::newRow("bnb-nf4") << u"l.n.weight"_s << u"nf4"_s << u"bitsandbytes NF4, blocks of 64"_s;
+    QTest::newRow("awq") << u"l.a.qweight"_s << u"awq 4-bit"_s << u"AWQ 4-bit"_s;
+}
+
+void tst_QuantValues::treeBadges()
+{
+    QFETCH(QString, codes);
+    QFETCH(QString, badge);
+    QFETCH(QString, described);
+    TensorTreeModel model;
+    model.setCheckpoint(m_checkpoint);
+    model.setQuantView(m_quant);
+    const QModelIndex row = model.indexOfPath(codes);
+    QVERIFY(row.isValid());
+    const QModelIndex dtype = model.index(row.row(), TensorTreeModel::DTypeColumn, row.parent());
+    QCOMPARE(dtype.data().toString(), badge);
+    QVERIFY(badge.size() <= 11); // fits the column beside "mixed" and "F8_E4M3"
+    const QString tip = dtype.data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(described), qPrintable(tip));
 }
 
 void tst_QuantValues::screenshots()
