@@ -25,6 +25,7 @@ const OptionSpec kHeatmapOptions[] = {
     { "o", "OUT.png", "Write the picture (one pixel per cell, the browser's colours)." },
     kJsonOption,
     kSliceOption,
+    { "raw", "", "A quantized weight's stored codes instead of its dequantized values." },
 };
 
 // "HxW" with both in 1 … kMaxHeatmapSide.
@@ -51,7 +52,7 @@ int runHeatmap(const Invocation &invocation)
     const bool json = invocation.isSet(kJsonOption.name);
     if (!json && !invocation.isSet("o"))
         return usageError(invocation.command(), "give -o OUT.png, --json or both");
-    const auto selected = selectTensor(invocation);
+    const auto selected = selectTensor(invocation, !invocation.isSet("raw"));
     if (!selected)
         return Findings;
     if (selected->view.axes.size() > 2) {
@@ -63,8 +64,11 @@ int runHeatmap(const Invocation &invocation)
     std::optional<HeatmapSummary> summary;
     {
         ProgressLine progress("summarising", 1u << 26);
-        summary = summarizeHeatmap(selected->info->dtype, selected->bytes, selected->view, rows, cols, error, {},
-            std::ref(progress));
+        summary = selected->dequantized
+            ? summarizeDequantizedHeatmap(*selected->dequantized->dequantizer, selected->view, rows, cols, error, {},
+                  std::ref(progress))
+            : summarizeHeatmap(selected->info->dtype, selected->bytes, selected->view, rows, cols, error, {},
+                  std::ref(progress));
     }
     if (!summary) {
         std::fprintf(stderr, "%s: %s\n", printable(selected->file->path()).c_str(), error.c_str());
@@ -117,6 +121,8 @@ extern const Command kHeatmapCommand {
             "\"cell_rows\", \"cell_cols\", \"min\", \"max\", \"mean\", \"nan\", \"inf\"}: H lists of W, "
             "min/max/mean\n"
             "over each cell's finite values (null when it has none).\n\n"
+            "A recognised quantized weight (by its logical name or its codes tensor) is summarised from\n"
+            "its dequantized values in its logical shape; --raw summarises the stored codes.\n\n"
             "Exit status: 0 done; 1 unknown tensor, bad slice, unreadable bytes or cannot write;\n"
             "2 usage error.",
     .options = kHeatmapOptions,

@@ -13,7 +13,10 @@ namespace stb::inspect {
 
 namespace {
 
-const OptionSpec kLocateOptions[] = { kJsonOption };
+const OptionSpec kLocateOptions[] = {
+    kJsonOption,
+    { "raw", "", "A quantized weight's stored codes instead of its dequantized values." },
+};
 
 std::string positionText(const std::optional<LocatedValue> &found, std::span<const std::uint64_t> shape)
 {
@@ -26,7 +29,7 @@ std::string positionText(const std::optional<LocatedValue> &found, std::span<con
 
 int runLocate(const Invocation &invocation)
 {
-    const auto selected = selectTensor(invocation);
+    const auto selected = selectTensor(invocation, !invocation.isSet("raw"));
     if (!selected)
         return Findings;
     const TensorInfo &info = *selected->info;
@@ -34,27 +37,35 @@ int runLocate(const Invocation &invocation)
     std::optional<LocateResult> result;
     {
         ProgressLine progress("scanning", 1u << 26);
-        result = locateValues(info.dtype, selected->bytes, elements, {}, std::ref(progress));
+        result = selected->dequantized
+            ? locateDequantized(*selected->dequantized->dequantizer, {}, std::ref(progress))
+            : locateValues(info.dtype, selected->bytes, elements, {}, std::ref(progress));
     }
     if (!result) {
         std::fprintf(stderr, "%s: the file changed on disk during the scan\n",
             printable(selected->file->path()).c_str());
         return Findings;
     }
+    // A dequantized weight is reported under its logical name and shape, its values as float32.
+    const QuantizedWeight *weight = selected->dequantized ? selected->dequantized->weight : nullptr;
+    const std::string &name = weight ? weight->name : info.name;
+    const std::vector<std::uint64_t> &shape = weight ? weight->logicalShape : info.shape;
     if (invocation.isSet(kJsonOption.name)) {
-        const Json json = locateJson(info.name, info.shape, *result);
+        const Json json = locateJson(name, shape, *result);
         std::printf("%s\n", jsonText(json).c_str());
         return Ok;
     }
     std::printf("'%s' %s %s, %s elements (index, N-D index, value; min/max over finite values)\n",
-        printable(info.name).c_str(), std::string(dtypeName(info.dtype)).c_str(),
-        formatShape(info.shape).c_str(), formatCount(result->count).c_str());
+        printable(name).c_str(),
+        weight ? ("dequantized " + std::string(quantSchemeName(weight->scheme))).c_str()
+               : std::string(dtypeName(info.dtype)).c_str(),
+        formatShape(shape).c_str(), formatCount(result->count).c_str());
     const std::pair<const char *, const std::optional<LocatedValue> *> rows[]
         = { { "first NaN", &result->firstNaN }, { "first +Inf", &result->firstPosInf },
               { "first -Inf", &result->firstNegInf }, { "min", &result->min }, { "max", &result->max },
               { "largest |x|", &result->absMax } };
     for (const auto &[label, found] : rows)
-        std::printf("  %-12s %s\n", label, positionText(*found, info.shape).c_str());
+        std::printf("  %-12s %s\n", label, positionText(*found, shape).c_str());
     return Ok;
 }
 
@@ -73,6 +84,8 @@ extern const Command kLocateCommand {
       "parts. With --json: {\"tensor\", \"count\", \"first_nan\", \"first_pos_inf\",\n"
       "\"first_neg_inf\", \"min\", \"max\", \"abs_max\"}, each {\"index\", \"nd_index\", \"value\"} or\n"
       "null; a value is a number or \"nan\", \"inf\", \"-inf\".\n\n"
+      "A recognised quantized weight (by its logical name or its codes tensor) is scanned on its\n"
+      "dequantized values, indices in its logical shape; --raw scans the stored codes.\n\n"
       "Exit status: 0 scanned; 1 unknown tensor or unreadable bytes; 2 usage error.",
     .options = kLocateOptions,
     .run = runLocate,

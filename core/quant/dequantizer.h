@@ -35,6 +35,9 @@ public:
         const Checkpoint &checkpoint, const QuantizedWeight &weight, std::string &error);
 
     std::uint64_t elements() const { return m_elements; }
+    // The logical weight as a matrix: its last logical axis is `columns()`, the others `rows()`.
+    std::uint64_t rows() const { return m_rows; }
+    std::uint64_t columns() const { return m_cols; }
 
     // Logical elements [first, first + n) in row-major order of the logical shape, into `out`.
     // Reads the mapping: call it inside runGuarded (decodeGuarded does). Precondition:

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <mutex>
 
@@ -287,31 +288,27 @@ HeatmapSummary emptyHeatmap(
     return summary;
 }
 
-std::optional<HeatmapSummary> summarizeHeatmap(DType dtype, std::span<const std::byte> bytes,
-    const StridedView &view, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
-    std::stop_token stop, const ProgressFn &progress, unsigned threads)
+namespace {
+
+// Runs one task's rows into `cells` (reset to the cell row's width); false when the mapping
+// vanished under the read.
+using TaskRunner = std::function<bool(const Task &task, CellRow &cells, unsigned worker)>;
+
+// The pass both summaries share: tasks of whole rows inside one cell row, merged under a lock,
+// means from the sums at the end.
+std::optional<HeatmapSummary> summarizeTasks(std::uint64_t rows, std::uint64_t cols, std::uint32_t cellRows,
+    std::uint32_t cellCols,
+    const std::function<TaskRunner(const std::uint64_t *colBegins, unsigned workers)> &makeRunner,
+    std::string &error, std::stop_token stop, const ProgressFn &progress, unsigned threads)
 {
-    const auto matrix = asMatrix(view);
-    if (!matrix) {
-        error = "a heatmap shows two axes; this view has " + std::to_string(view.axes.size())
-            + " (fix the others with a slice)";
-        return std::nullopt;
-    }
-    HeatmapSummary summary = emptyHeatmap(matrix->rows, matrix->cols, cellRows, cellCols);
-    const std::uint64_t elements = matrix->rows * matrix->cols;
+    HeatmapSummary summary = emptyHeatmap(rows, cols, cellRows, cellCols);
+    const std::uint64_t elements = rows * cols;
     if (elements == 0)
         return summary;
-    const std::uint64_t last
-        = view.base + (matrix->rows - 1) * matrix->rowStride + (matrix->cols - 1) * matrix->colStride;
-    if (last >= elementsIn(dtype, bytes)) {
-        error = "the tensor's data is shorter than its shape (the file is truncated)";
-        return std::nullopt;
-    }
-
     std::vector<std::uint64_t> colBegins(summary.cellCols + 1);
     for (std::uint32_t j = 0; j <= summary.cellCols; ++j)
         colBegins[j] = summary.colBegin(j);
-    const std::uint64_t rowsPerTask = std::max<std::uint64_t>(1, kTaskElements / matrix->cols);
+    const std::uint64_t rowsPerTask = std::max<std::uint64_t>(1, kTaskElements / cols);
     std::vector<Task> tasks;
     for (std::uint32_t i = 0; i < summary.cellRows; ++i) {
         const std::uint64_t end = summary.rowBegin(i + 1);
@@ -320,6 +317,7 @@ std::optional<HeatmapSummary> summarizeHeatmap(DType dtype, std::span<const std:
     }
 
     const unsigned workers = threadCount(threads);
+    const TaskRunner run = makeRunner(colBegins.data(), workers);
     std::vector<CellRow> scratch(workers);
     std::mutex mergeMutex;
     std::uint64_t done = 0;
@@ -329,10 +327,7 @@ std::optional<HeatmapSummary> summarizeHeatmap(DType dtype, std::span<const std:
         const Task &task = tasks[t];
         CellRow &cells = scratch[worker];
         cells.reset(summary.cellCols);
-        TaskJob job { dtype, bytes.data(), view.base + task.rowBegin * matrix->rowStride,
-            task.rowEnd - task.rowBegin, matrix->rowStride, matrix->cols, matrix->colStride, colBegins.data(),
-            &cells };
-        if (!runGuarded(runTask, &job))
+        if (!run(task, cells, worker))
             return false;
         std::lock_guard lock(mergeMutex);
         for (std::uint32_t j = 0; j < summary.cellCols; ++j) {
@@ -344,7 +339,7 @@ std::optional<HeatmapSummary> summarizeHeatmap(DType dtype, std::span<const std:
             summary.posInf[c] += cells.posInf[j];
             summary.negInf[c] += cells.negInf[j];
         }
-        done += job.rows * job.cols;
+        done += (task.rowEnd - task.rowBegin) * cols;
         if (progress)
             progress(done, elements);
         return true;
@@ -363,6 +358,74 @@ std::optional<HeatmapSummary> summarizeHeatmap(DType dtype, std::span<const std:
         }
     }
     return summary;
+}
+
+struct DecodedTaskJob {
+    const HeatmapRowDecoder *decode;
+    std::uint64_t row0, rows;
+    float *buffer;
+    TaskJob strips; // over `buffer` as contiguous F32 rows
+};
+
+void runDecodedTask(void *context)
+{
+    auto &job = *static_cast<DecodedTaskJob *>(context);
+    (*job.decode)(job.row0, job.rows, job.buffer);
+    runStrips<DType::F32>(job.strips);
+}
+
+} // namespace
+
+std::optional<HeatmapSummary> summarizeHeatmap(DType dtype, std::span<const std::byte> bytes,
+    const StridedView &view, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
+    std::stop_token stop, const ProgressFn &progress, unsigned threads)
+{
+    const auto matrix = asMatrix(view);
+    if (!matrix) {
+        error = "a heatmap shows two axes; this view has " + std::to_string(view.axes.size())
+            + " (fix the others with a slice)";
+        return std::nullopt;
+    }
+    if (matrix->rows * matrix->cols > 0) {
+        const std::uint64_t last
+            = view.base + (matrix->rows - 1) * matrix->rowStride + (matrix->cols - 1) * matrix->colStride;
+        if (last >= elementsIn(dtype, bytes)) {
+            error = "the tensor's data is shorter than its shape (the file is truncated)";
+            return std::nullopt;
+        }
+    }
+    const auto makeRunner = [&](const std::uint64_t *colBegins, unsigned) -> TaskRunner {
+        return [&, colBegins](const Task &task, CellRow &cells, unsigned) {
+            TaskJob job { dtype, bytes.data(), view.base + task.rowBegin * matrix->rowStride,
+                task.rowEnd - task.rowBegin, matrix->rowStride, matrix->cols, matrix->colStride, colBegins,
+                &cells };
+            return runGuarded(runTask, &job);
+        };
+    };
+    return summarizeTasks(matrix->rows, matrix->cols, cellRows, cellCols, makeRunner, error, std::move(stop),
+        progress, threads);
+}
+
+std::optional<HeatmapSummary> summarizeDecoded(std::uint64_t rows, std::uint64_t cols,
+    const HeatmapRowDecoder &decode, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
+    std::stop_token stop, const ProgressFn &progress, unsigned threads)
+{
+    // One buffer of a task's rows per worker (a task holds about kTaskElements values, or one row).
+    std::vector<std::vector<float>> buffers;
+    const std::uint64_t rowsPerTask = cols ? std::max<std::uint64_t>(1, kTaskElements / cols) : 1;
+    const auto makeRunner = [&](const std::uint64_t *colBegins, unsigned workers) -> TaskRunner {
+        buffers.resize(workers);
+        return [&, colBegins](const Task &task, CellRow &cells, unsigned worker) {
+            std::vector<float> &buffer = buffers[worker];
+            buffer.resize(std::min(rowsPerTask, task.rowEnd - task.rowBegin) * cols);
+            DecodedTaskJob job { &decode, task.rowBegin, task.rowEnd - task.rowBegin, buffer.data(),
+                TaskJob { DType::F32, reinterpret_cast<const std::byte *>(buffer.data()), 0,
+                    task.rowEnd - task.rowBegin, cols, cols, 1, colBegins, &cells } };
+            return runGuarded(runDecodedTask, &job);
+        };
+    };
+    return summarizeTasks(
+        rows, cols, cellRows, cellCols, makeRunner, error, std::move(stop), progress, threads);
 }
 
 } // namespace stb

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <stop_token>
@@ -48,6 +49,18 @@ HeatmapSummary emptyHeatmap(
 // vanished, or `stop` was requested. Thread-safe.
 std::optional<HeatmapSummary> summarizeHeatmap(DType dtype, std::span<const std::byte> bytes,
     const StridedView &view, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
+    std::stop_token stop = {}, const ProgressFn &progress = {}, unsigned threads = 0);
+
+// Writes rows [row0, row0 + rows) of an R×C matrix, every column, row-major as floats into `out`
+// (rows·C floats). Called on worker threads inside the SIGBUS guard: it may read the mapping.
+using HeatmapRowDecoder = std::function<void(std::uint64_t row0, std::uint64_t rows, float *out)>;
+
+// summarizeHeatmap over an R×C matrix of values `decode` produces (a quantized weight's
+// dequantized values), with the same cells, sums and results: each task's rows are decoded into
+// a per-worker buffer of about a million floats and summarised as F32 rows. nullopt when
+// cancelled or when the mapping vanished (with a reason in `error`). Thread-safe when `decode` is.
+std::optional<HeatmapSummary> summarizeDecoded(std::uint64_t rows, std::uint64_t cols,
+    const HeatmapRowDecoder &decode, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
     std::stop_token stop = {}, const ProgressFn &progress = {}, unsigned threads = 0);
 
 } // namespace stb

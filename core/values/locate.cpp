@@ -13,7 +13,6 @@ namespace stb {
 namespace {
 
 constexpr std::uint64_t kLocateChunk = std::uint64_t(1) << 20;
-constexpr std::uint64_t kBlock = 2048; // decoded at a time, on the stack
 
 // Keeps `slot` at the earliest (index, value) for which `better` holds strictly, so that the
 // first of equal values wins; chunks are merged the same way with a lower index on ties.
@@ -69,6 +68,7 @@ std::uint64_t firstEqual(const double *v, std::uint64_t n, double target, bool m
 struct ChunkJob {
     DType dtype;
     const std::byte *data;
+    const LocateDecoder *decode; // when set, the values come from it instead of `data`
     std::uint64_t first, n;
     LocateResult *result;
 };
@@ -80,11 +80,14 @@ void runChunk(void *context)
 {
     const auto &job = *static_cast<const ChunkJob *>(context);
     LocateResult &result = *job.result;
-    double values[kBlock];
-    for (std::uint64_t done = 0; done < job.n; done += kBlock) {
-        const std::uint64_t n = std::min(kBlock, job.n - done);
+    double values[kLocateBlock];
+    for (std::uint64_t done = 0; done < job.n; done += kLocateBlock) {
+        const std::uint64_t n = std::min(kLocateBlock, job.n - done);
         const std::uint64_t base = job.first + done;
-        gatherValues(job.dtype, job.data, base, 1, n, values);
+        if (job.decode)
+            (*job.decode)(base, n, values);
+        else
+            gatherValues(job.dtype, job.data, base, 1, n, values);
         double lo = INFINITY, hi = -INFINITY;
         bool special = false;
         for (std::uint64_t i = 0; i < n; ++i) {
@@ -122,11 +125,11 @@ void runChunk(void *context)
 
 } // namespace
 
-std::optional<LocateResult> locateValues(DType dtype, std::span<const std::byte> bytes,
+namespace {
+
+std::optional<LocateResult> locateChunks(DType dtype, const std::byte *data, const LocateDecoder *decode,
     std::uint64_t elements, std::stop_token stop, const ProgressFn &progress, unsigned threads)
 {
-    if (elementsIn(dtype, bytes) < elements)
-        return std::nullopt;
     const std::uint64_t chunks = (elements + kLocateChunk - 1) / kLocateChunk;
     // One result per worker: a worker's chunks come in increasing order, and merging keeps the
     // lower index on ties, so memory stays constant whatever the tensor's size.
@@ -138,7 +141,7 @@ std::optional<LocateResult> locateValues(DType dtype, std::span<const std::byte>
         if (stop.stop_requested())
             return false;
         const std::uint64_t first = c * kLocateChunk;
-        ChunkJob job { dtype, bytes.data(), first, std::min(kLocateChunk, elements - first),
+        ChunkJob job { dtype, data, decode, first, std::min(kLocateChunk, elements - first),
             &perWorker[worker] };
         if (!runGuarded(runChunk, &job))
             return false;
@@ -156,6 +159,22 @@ std::optional<LocateResult> locateValues(DType dtype, std::span<const std::byte>
     for (const LocateResult &partial : perWorker)
         merge(result, partial);
     return result;
+}
+
+} // namespace
+
+std::optional<LocateResult> locateValues(DType dtype, std::span<const std::byte> bytes,
+    std::uint64_t elements, std::stop_token stop, const ProgressFn &progress, unsigned threads)
+{
+    if (elementsIn(dtype, bytes) < elements)
+        return std::nullopt;
+    return locateChunks(dtype, bytes.data(), nullptr, elements, std::move(stop), progress, threads);
+}
+
+std::optional<LocateResult> locateDecoded(std::uint64_t elements, const LocateDecoder &decode,
+    std::stop_token stop, const ProgressFn &progress, unsigned threads)
+{
+    return locateChunks(DType::F64, nullptr, &decode, elements, std::move(stop), progress, threads);
 }
 
 } // namespace stb

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <stop_token>
@@ -30,5 +31,17 @@ struct LocateResult {
 // `elements` elements, or when the bytes vanished (the file was truncated). Thread-safe.
 std::optional<LocateResult> locateValues(DType dtype, std::span<const std::byte> bytes,
     std::uint64_t elements, std::stop_token stop = {}, const ProgressFn &progress = {}, unsigned threads = 0);
+
+inline constexpr std::uint64_t kLocateBlock = 2048; // values decoded at a time, on a worker's stack
+
+// Writes elements [first, first + n) (n ≤ kLocateBlock) as doubles into `out`. Called on worker
+// threads, inside the SIGBUS guard: it may read the mapping directly.
+using LocateDecoder = std::function<void(std::uint64_t first, std::uint64_t n, double *out)>;
+
+// locateValues over `elements` values that `decode` produces (a quantized weight's dequantized
+// values): the same chunks, ties and results. nullopt when `stop` was requested or the mapping
+// vanished under a read. Thread-safe when `decode` is.
+std::optional<LocateResult> locateDecoded(std::uint64_t elements, const LocateDecoder &decode,
+    std::stop_token stop = {}, const ProgressFn &progress = {}, unsigned threads = 0);
 
 } // namespace stb

@@ -1,9 +1,11 @@
 // safetensors-inspect on quantized checkpoints: `info` reports schemes and effective parameters,
-// `audit` and `diff` measure dequantized values (or the raw codes with --raw).
+// `audit` and `diff` measure dequantized values (or the raw codes with --raw); `export` and
+// `heatmap` read dequantized values by default, the stored codes with --raw.
 #include "tests/support/inspectprocess.h"
 #include "tests/support/quantfixtures.h"
 #include "tests/support/valuedata.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -250,7 +252,120 @@ private slots:
         QVERIFY2(run.out.contains(u"gptq [32, 128]"_s), qPrintable(run.out));
     }
 
+    // export writes a quantized weight dequantized to float32 in its logical shape, by its logical
+    // name or its codes' name; --raw writes the stored codes tensor.
+    void exportDequantized_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<bool>("gptqWeight");
+        QTest::newRow("gptq by logical name") << u"model.layers.0.mlp.down_proj.weight"_s << true;
+        QTest::newRow("gptq by codes") << u"model.layers.0.mlp.down_proj.qweight"_s << true;
+        QTest::newRow("fp8-block") << u"model.layers.0.mlp.up_proj.weight"_s << false;
+    }
+    void exportDequantized()
+    {
+        QFETCH(QString, name);
+        QFETCH(bool, gptqWeight);
+        const QuantFixture &f = gptqWeight ? m_gptq : m_fp8;
+        const QString out = qpath(u"dq.npy"_s);
+        const InspectRun run = runInspect({ u"export"_s, qpath(u"mixed.safetensors"_s), name, u"-o"_s, out });
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(u"dequantized to float32"_s), qPrintable(run.out));
+        const NpyFile npy = readNpy(out);
+        QCOMPARE(npy.descr, u"<f4"_s);
+        QCOMPARE(npy.shape, QList<quint64>(f.shape.begin(), f.shape.end()));
+        QCOMPARE(npy.data.size(), qsizetype(f.expected.size() * 4));
+        std::vector<float> back(f.expected.size());
+        std::memcpy(back.data(), npy.data.constData(), npy.data.size());
+        for (std::size_t e = 0; e < back.size(); ++e)
+            QVERIFY(std::fabs(back[e] - f.expected[e]) <= 1e-6f * std::fabs(f.expected[e]));
+
+        // A slice of the logical shape: one row.
+        const InspectRun row = runInspect(
+            { u"export"_s, qpath(u"mixed.safetensors"_s), name, u"-o"_s, out, u"--slice"_s, u"3,:"_s });
+        QCOMPARE(row.exitCode, 0);
+        const NpyFile sliced = readNpy(out);
+        QCOMPARE(sliced.shape, QList<quint64>({ f.shape.back() }));
+        std::vector<float> third(f.shape.back());
+        std::memcpy(third.data(), sliced.data.constData(), sliced.data.size());
+        QCOMPARE(third.back(), f.expected[4 * f.shape.back() - 1]);
+    }
+    void exportRaw()
+    {
+        const QString out = qpath(u"raw.npy"_s);
+        const InspectRun run = runInspect({ u"export"_s, qpath(u"mixed.safetensors"_s),
+            u"model.layers.0.mlp.down_proj.weight"_s, u"-o"_s, out, u"--raw"_s });
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(!run.out.contains(u"dequantized"_s));
+        const NpyFile npy = readNpy(out);
+        QCOMPARE(npy.descr, u"<i4"_s); // the packed qweight as stored
+        QCOMPARE(npy.shape, QList<quint64>({ 128 * 4 / 32, 32 }));
+        QCOMPARE(npy.data,
+            QByteArray(reinterpret_cast<const char *>(m_gptq.data.front().data()),
+                qsizetype(m_gptq.data.front().size())));
+    }
+    // heatmap --json on dequantized values by default, the codes with --raw.
+    void heatmapDequantized()
+    {
+        const InspectRun run = runInspect({ u"heatmap"_s, qpath(u"mixed.safetensors"_s),
+            u"model.layers.0.mlp.down_proj.weight"_s, u"--size"_s, u"1x1"_s, u"--json"_s });
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject grid = jsonOf(run);
+        QCOMPARE(grid[u"rows"_s].toInteger(), 32);
+        QCOMPARE(grid[u"cols"_s].toInteger(), 128);
+        const auto [lo, hi] = std::minmax_element(m_gptq.expected.begin(), m_gptq.expected.end());
+        QCOMPARE(grid[u"min"_s].toArray()[0].toArray()[0].toDouble(), double(*lo));
+        QCOMPARE(grid[u"max"_s].toArray()[0].toArray()[0].toDouble(), double(*hi));
+        const InspectRun raw = runInspect({ u"heatmap"_s, qpath(u"mixed.safetensors"_s),
+            u"model.layers.0.mlp.down_proj.weight"_s, u"--size"_s, u"1x1"_s, u"--json"_s, u"--raw"_s });
+        QCOMPARE(raw.exitCode, 0);
+        QCOMPARE(jsonOf(raw)[u"rows"_s].toInteger(), 128 * 4 / 32); // qweight [in·bits/32, out]
+    }
+
+    // locate scans dequantized values in the logical shape by default, the codes with --raw.
+    void locateDequantized()
+    {
+        const InspectRun run = runInspect({ u"locate"_s, u"--json"_s, qpath(u"mixed.safetensors"_s),
+            u"model.layers.0.mlp.down_proj.qweight"_s });
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject json = jsonOf(run);
+        QCOMPARE(json[u"tensor"_s].toString(), u"model.layers.0.mlp.down_proj.weight"_s);
+        QCOMPARE(json[u"count"_s].toInteger(), 32 * 128);
+        const auto maxAt = std::max_element(m_gptq.expected.begin(), m_gptq.expected.end());
+        const QJsonObject max = json[u"max"_s].toObject();
+        QCOMPARE(max[u"index"_s].toInteger(), qint64(maxAt - m_gptq.expected.begin()));
+        QCOMPARE(max[u"value"_s].toDouble(), double(*maxAt));
+        QCOMPARE(max[u"nd_index"_s].toArray().size(), 2);
+        const InspectRun raw = runInspect({ u"locate"_s, u"--json"_s, u"--raw"_s,
+            qpath(u"mixed.safetensors"_s), u"model.layers.0.mlp.down_proj.weight"_s });
+        QCOMPARE(raw.exitCode, 0);
+        QCOMPARE(jsonOf(raw)[u"count"_s].toInteger(), 128 * 4 / 32 * 32); // the packed words
+    }
+
 private:
+    struct NpyFile {
+        QString descr;
+        QList<quint64> shape;
+        QByteArray data;
+    };
+    static NpyFile readNpy(const QString &path)
+    {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return {};
+        const QByteArray bytes = file.readAll();
+        const int length = quint8(bytes[8]) | (quint8(bytes[9]) << 8);
+        const QString dict = QString::fromLatin1(bytes.mid(10, length));
+        NpyFile npy;
+        const int d = dict.indexOf(u"'descr': '"_s) + 10;
+        npy.descr = dict.mid(d, dict.indexOf(u'\'', d) - d);
+        const int s = dict.indexOf(u"'shape': ("_s) + 10;
+        for (const QString &part : dict.mid(s, dict.indexOf(u')', s) - s).split(u',', Qt::SkipEmptyParts))
+            npy.shape.append(part.trimmed().toULongLong());
+        npy.data = bytes.mid(10 + length);
+        return npy;
+    }
+
     std::string path(const QString &name) const { return m_dir.filePath(name).toStdString(); }
     QString qpath(const QString &name) const { return m_dir.filePath(name); }
 

@@ -3,6 +3,9 @@
 // same statistics on a BF16 tensor of the same logical size (analyzeTensor), in one run with a
 // warm page cache. Codes are random bits and scales plausible values: the decoding work does not
 // depend on the values. The target is at least half the BF16 speed.
+// With BENCH_VALUES=1, the value views instead: decodeRows of 1,000 rows (what the Values pane
+// reads for its visible rows, at its most) and a 1024×1024-cell heatmap of each weight against
+// readRect and summarizeHeatmap on the BF16 tensor.
 //   bench_quant FOLDER [ROWS COLS]   (BENCH_SCHEME=gptq: that scheme only; BENCH_BINS=10: bins)
 #include "benchutil.h"
 
@@ -10,9 +13,12 @@
 #include "core/format/writer.h"
 #include "core/io/checkpoint.h"
 #include "core/quant/dequantizer.h"
+#include "core/quant/dequantvalues.h"
 #include "core/quant/quantanalyzer.h"
 #include "core/quant/quantview.h"
 #include "core/stats/tensoranalyzer.h"
+#include "core/values/heatmap.h"
+#include "core/values/valuereader.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -156,6 +162,33 @@ int main(int argc, char **argv)
         threadCount(), options.bins);
     std::printf("%-16s %10.1f ms %8.0f M values/s\n", "BF16 (baseline)", baseline, elements / baseline / 1e3);
     const char *only = std::getenv("BENCH_SCHEME"); // one scheme, for a profiler
+    if (std::getenv("BENCH_VALUES")) {
+        const std::uint64_t shownRows = std::min<std::uint64_t>(1000, rows), first = rows / 2 - shownRows / 2;
+        std::vector<double> grid(shownRows * cols);
+        const StridedView whole = wholeView(plain->info->shape);
+        const double rowsBase = medianMs(
+            9, [&] { readRect(DType::BF16, bytes, whole, first, shownRows, 0, cols, grid.data()); });
+        const double heatBase
+            = medianMs(5, [&] { summarizeHeatmap(DType::BF16, bytes, whole, 1024, 1024, error); });
+        std::printf("%-16s rows %8.2f ms  heatmap %8.1f ms\n", "BF16 (baseline)", rowsBase, heatBase);
+        for (const auto &w : view.weights()) {
+            if (only && quantSchemeName(w.scheme) != only)
+                continue;
+            const auto dq = Dequantizer::make(*checkpoint, w, error);
+            if (!dq)
+                continue;
+            const double rowsMs = medianMs(9, [&] { decodeRows(*dq, first, shownRows, grid.data()); });
+            const StridedView logical = wholeView(w.logicalShape);
+            const double heatMs
+                = medianMs(5, [&] { summarizeDequantizedHeatmap(*dq, logical, 1024, 1024, error); });
+            std::printf("%-16s rows %8.2f ms (%.2fx BF16)  heatmap %8.1f ms (%.2fx BF16)\n",
+                std::string(quantSchemeName(w.scheme)).c_str(), rowsMs, rowsBase / rowsMs, heatMs,
+                heatBase / heatMs);
+        }
+        if (!std::getenv("BENCH_KEEP"))
+            std::remove(path.c_str());
+        return 0;
+    }
     for (const auto &w : view.weights()) {
         if (only && quantSchemeName(w.scheme) != only)
             continue;

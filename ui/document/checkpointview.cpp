@@ -19,10 +19,12 @@
 #include "ui/values/exportdialog.h"
 #include "ui/values/heatmappane.h"
 #include "ui/values/planeselector.h"
+#include "ui/values/rawcodessetting.h"
 #include "ui/values/valuespane.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QHeaderView>
@@ -311,9 +313,15 @@ void CheckpointView::createPanes()
     m_histogram->setQuantView(m_quant);
     m_panes->addTab(m_histogram, tr("Histogram"));
     m_values = new ValuesPane(m_checkpoint, m_panes);
+    m_values->setQuantView(m_quant);
     m_panes->addTab(m_values, tr("Values"));
     m_heatmap = new HeatmapPane(m_checkpoint, m_panes);
+    m_heatmap->setQuantView(m_quant);
     m_panes->addTab(m_heatmap, tr("Heatmap"));
+    // One "Raw codes" choice for the document: ticking it in any pane switches all three.
+    m_rawCodes = new RawCodesSetting(this);
+    for (QCheckBox *box : { m_histogram->rawCodesToggle(), m_values->rawCodesToggle(), m_heatmap->rawCodesToggle() })
+        m_rawCodes->follow(box);
     connect(m_values, &ValuesPane::byteRequested, this,
         [this](quint64 offset, int shard) { jumpToOffset(offset, shard, QString()); });
     connect(m_heatmap, &HeatmapPane::elementActivated, this, [this](quint64 flat) {
@@ -628,7 +636,10 @@ ExportDialog *CheckpointView::exportTensor(const Checkpoint::Tensor *tensor)
     std::optional<StridedView> plane;
     if (m_values->tensor() == tensor)
         plane = m_values->planeSelector()->view();
-    auto *dialog = new ExportDialog(m_checkpoint, *tensor, plane, this);
+    const auto index = static_cast<std::size_t>(tensor - m_checkpoint->tensors().data());
+    auto dequantized = m_quant ? dequantizedTensor(*m_checkpoint, *m_quant, index) : std::nullopt;
+    auto *dialog
+        = new ExportDialog(m_checkpoint, *tensor, plane, this, std::move(dequantized), m_rawCodes->isRaw());
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ExportDialog::exported, this, [this](const QString &path) {
         m_bar->showMessage(MessageBar::Kind::Information, tr("Exported to %1").arg(path));

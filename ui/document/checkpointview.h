@@ -27,6 +27,7 @@ class DepthPane;
 class DiagnosticsPane;
 class ExportDialog;
 class HeatmapPane;
+class RawCodesSetting;
 class HexPane;
 class HistogramPane;
 class LayersModel;
@@ -100,6 +101,7 @@ public:
     HistogramPane *histogramPane() const { return m_histogram; }
     ValuesPane *valuesPane() const { return m_values; }
     HeatmapPane *heatmapPane() const { return m_heatmap; }
+    RawCodesSetting *rawCodesSetting() const { return m_rawCodes; }
     AuditView *auditView() const { return m_audit; }
     DepthPane *depthPane() const { return m_depth; }
     // The Layers mode: the tree of repeats instead of the tree of names (built on first use).
@@ -169,6 +171,7 @@ private:
     HistogramPane *m_histogram = nullptr;
     ValuesPane *m_values = nullptr;
     HeatmapPane *m_heatmap = nullptr;
+    RawCodesSetting *m_rawCodes = nullptr; // the panes' shared "Raw codes" choice
     DepthPane *m_depth = nullptr;
     AuditView *m_audit = nullptr; // a panel under the tree and panes, hidden until an audit runs
     const SafetensorsFile *m_layoutFile = nullptr; // what each file pane shows now

@@ -1,5 +1,6 @@
 #include "ui/document/tensortreemodel.h"
 
+#include "core/quant/quantbadge.h"
 #include "ui/common/qtformat.h"
 
 #include <algorithm>
@@ -274,9 +275,9 @@ QVariant TensorTreeModel::data(const QModelIndex &index, int role) const
         if (index.column() == SizeColumn)
             return tr("%1 bytes").arg(countText(totals.bytes));
         if (const QuantizedWeight *w = weightOf(n); w && index.column() != ParametersColumn)
-            return tr("%1: stored as %2 %3, dequantized to %4")
-                .arg(toQString(w->name), toQString(std::string(dtypeName(infoOf(n)->dtype))),
-                    shapeText(infoOf(n)->shape), shapeText(w->logicalShape));
+            return tr("%1: stored as %2 %3, dequantized to %4\n%5")
+                .arg(shownName(w->name, 400), toQString(std::string(dtypeName(infoOf(n)->dtype))),
+                    shapeText(infoOf(n)->shape), shapeText(w->logicalShape), toQString(quantDescription(*w)));
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() == ParametersColumn || index.column() == SizeColumn)
@@ -312,7 +313,7 @@ QVariant TensorTreeModel::displayData(const QModelIndex &index) const
         return node.name.empty() ? tr("(empty)") : shownName(node.name, 200);
     case DTypeColumn:
         if (const QuantizedWeight *w = weightOf(node))
-            return tr("%1 %2-bit").arg(toQString(std::string(quantSchemeName(w->scheme)))).arg(w->bits);
+            return toQString(quantBadge(*w)); // short, to fit the column; the tooltip says it in full
         return groupText(DTypeColumn, totals);
     case ShapeColumn:
         if (const QuantizedWeight *w = weightOf(node))

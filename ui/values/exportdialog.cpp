@@ -1,5 +1,6 @@
 #include "ui/values/exportdialog.h"
 
+#include "core/quant/dequantexport.h"
 #include "core/values/csvexport.h"
 #include "core/values/npyexport.h"
 #include "core/values/slicespec.h"
@@ -46,10 +47,13 @@ QString fileStem(const std::string &name)
 } // namespace
 
 ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> checkpoint, const Checkpoint::Tensor &tensor,
-    std::optional<StridedView> plane, QWidget *parent)
+    std::optional<StridedView> plane, QWidget *parent, std::optional<DequantizedTensor> dequantized, bool raw)
     : QDialog(parent)
     , m_checkpoint(std::move(checkpoint))
     , m_tensor(tensor)
+    , m_givenPlane(plane)
+    , m_dequantized(std::move(dequantized))
+    , m_givenRaw(raw)
     , m_format(new QComboBox(this))
     , m_raw(new QCheckBox(tr("Raw codes instead of float32 values"), this))
     , m_conversion(new QLabel(this))
@@ -64,20 +68,26 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> checkpoint, const C
     , m_buttons(new QDialogButtonBox(QDialogButtonBox::Cancel, this))
     , m_export(m_buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole))
 {
-    const auto &shape = tensor.info->shape;
-    std::string error;
-    m_plane = plane ? *plane
-        : shape.size() < 3
-        ? wholeView(shape)
-        : planeView(shape, shape.size() - 2, shape.size() - 1, {}, error).value_or(wholeView(shape));
+    m_raw->setChecked(raw && m_dequantized);
+    if (m_dequantized)
+        m_raw->setText(tr("Raw codes (the stored %1 tensor) instead of dequantized float32")
+                           .arg(toQString(dtypeName(tensor.info->dtype))));
+    m_plane = plane ? *plane : defaultPlane();
+    const auto &shape = shownShape();
     // The title and every label bound the name: a hostile one must not lay out unbounded.
     setWindowTitle(tr("Export %1").arg(shownName(tensor.info->name)));
 
     auto *form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    auto *name = new QLabel(
-        tr("%1  %2 %3")
-            .arg(shownName(tensor.info->name), toQString(dtypeName(tensor.info->dtype)), shapeText(shape)),
+    auto *name = new QLabel(tr("%1  %2 %3")
+                                .arg(shownName(tensor.info->name), toQString(dtypeName(tensor.info->dtype)),
+                                    shapeText(tensor.info->shape))
+            + (m_dequantized
+                    ? tr(" — %1 %2-bit weight %3")
+                          .arg(toQString(std::string(quantSchemeName(m_dequantized->weight->scheme))))
+                          .arg(m_dequantized->weight->bits)
+                          .arg(shapeText(m_dequantized->weight->logicalShape))
+                    : QString()),
         this);
     name->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     name->setToolTip(shownName(tensor.info->name, 400));
@@ -87,11 +97,14 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> checkpoint, const C
     m_format->addItem(tr("CSV text (.csv, 1-D or 2-D)"), QVariant::fromValue(int(Format::Csv)));
     form->addRow(tr("Format:"), m_format);
     const bool narrow = npyEncoding(tensor.info->dtype, false).converted;
-    m_raw->setEnabled(narrow);
-    m_raw->setToolTip(narrow ? tr("NumPy has no %1: by default each value is written as the float32 "
-                                  "it equals; raw codes keep the bit patterns as unsigned integers")
-                                   .arg(toQString(dtypeName(tensor.info->dtype)))
-                             : tr("NumPy has this dtype: its bytes are written as they are"));
+    m_raw->setEnabled(narrow || m_dequantized);
+    m_raw->setToolTip(m_dequantized
+            ? tr("A quantized weight: by default its dequantized values as float32 in its "
+                 "logical shape; raw codes write the stored tensor")
+            : narrow ? tr("NumPy has no %1: by default each value is written as the float32 "
+                          "it equals; raw codes keep the bit patterns as unsigned integers")
+                           .arg(toQString(dtypeName(tensor.info->dtype)))
+                     : tr("NumPy has this dtype: its bytes are written as they are"));
     form->addRow(QString(), m_raw);
     m_conversion->setWordWrap(true);
     form->addRow(QString(), m_conversion);
@@ -165,10 +178,29 @@ ExportDialog::ExportDialog(std::shared_ptr<const Checkpoint> checkpoint, const C
 
 ExportDialog::~ExportDialog() = default;
 
+bool ExportDialog::dequantizing() const
+{
+    return m_dequantized && !m_raw->isChecked();
+}
+
+const std::vector<std::uint64_t> &ExportDialog::shownShape() const
+{
+    return dequantizing() ? m_dequantized->weight->logicalShape : m_tensor.info->shape;
+}
+
+StridedView ExportDialog::defaultPlane() const
+{
+    const auto &shape = shownShape();
+    std::string error;
+    return shape.size() < 3
+        ? wholeView(shape)
+        : planeView(shape, shape.size() - 2, shape.size() - 1, {}, error).value_or(wholeView(shape));
+}
+
 QString ExportDialog::planeDescription() const
 {
     // The plane as a NumPy index: fixed axes by their index, shown axes as ':'.
-    const auto &shape = m_tensor.info->shape;
+    const auto &shape = shownShape();
     const std::vector<std::uint64_t> fixed = unravelIndex(m_plane.base, shape);
     QStringList parts;
     for (std::size_t k = 0; k < shape.size(); ++k) {
@@ -189,16 +221,21 @@ std::optional<StridedView> ExportDialog::chosenView(QString &why) const
     if (m_planeScope->isChecked()) {
         view = m_plane;
     } else if (m_wholeScope->isChecked()) {
-        view = wholeView(m_tensor.info->shape);
+        view = wholeView(shownShape());
     } else {
         std::string error;
-        view = parseSliceSpec(m_slice->text().toStdString(), m_tensor.info->shape, error);
+        view = parseSliceSpec(m_slice->text().toStdString(), shownShape(), error);
         if (!view) {
             why = tr("The slice is not valid: %1").arg(toQString(error));
             return std::nullopt;
         }
     }
     if (m_format->currentIndex() == int(Format::Csv)) {
+        if (dequantizing()) {
+            why = tr("CSV writes stored values: tick Raw codes for the codes, or choose .npy for the "
+                     "dequantized values");
+            return std::nullopt;
+        }
         if (view->axes.size() > 2) {
             why = tr("CSV holds a 1-D or 2-D slice; this one has %1 axes: export the plane or a slice, "
                      "or choose .npy")
@@ -219,8 +256,20 @@ std::optional<StridedView> ExportDialog::chosenView(QString &why) const
 void ExportDialog::updateChoices()
 {
     const bool csv = m_format->currentIndex() == int(Format::Csv);
-    m_raw->setEnabled(!csv && npyEncoding(m_tensor.info->dtype, false).converted);
+    m_raw->setEnabled(m_dequantized || (!csv && npyEncoding(m_tensor.info->dtype, false).converted));
     m_csvLimit->setEnabled(csv);
+    if (m_dequantized) {
+        // The scopes name the shape of the reading chosen: the plane the Values pane showed when it
+        // showed this reading, else the default plane of that shape.
+        const bool raw = m_raw->isChecked();
+        m_plane = m_givenPlane && raw == m_givenRaw ? *m_givenPlane : defaultPlane();
+        const auto &shape = shownShape();
+        m_wholeScope->setText(tr("Whole %1 %2").arg(raw ? tr("tensor") : tr("weight"), shapeText(shape)));
+        m_planeScope->setText(tr("Plane shown in Values: %1").arg(planeDescription()));
+        m_planeScope->setVisible(shape.size() >= 3);
+        if (shape.size() < 3 && m_planeScope->isChecked())
+            m_wholeScope->setChecked(true);
+    }
     m_conversion->setText(conversionText());
     m_conversion->setVisible(!m_conversion->text().isEmpty());
     QString why;
@@ -233,6 +282,14 @@ QString ExportDialog::conversionText() const
     const DType dtype = m_tensor.info->dtype;
     if (m_format->currentIndex() == int(Format::Csv))
         return tr("Values as text: floats in the shortest form that reads back exactly, nan/inf by name.");
+    if (dequantizing()) {
+        const QuantizedWeight &w = *m_dequantized->weight;
+        return tr("The %1 %2-bit codes of %3 are dequantized and written as float32 values in the weight's "
+                  "logical shape %4 (tick Raw codes for the stored tensor).")
+            .arg(toQString(std::string(quantSchemeName(w.scheme))))
+            .arg(w.bits)
+            .arg(shownName(m_tensor.info->name), shapeText(w.logicalShape));
+    }
     const NpyEncoding encoding = npyEncoding(dtype, m_raw->isEnabled() && m_raw->isChecked());
     if (encoding.note.empty())
         return {};
@@ -274,17 +331,23 @@ bool ExportDialog::startExport()
     const bool csv = m_format->currentIndex() == int(Format::Csv);
     const bool raw = m_raw->isEnabled() && m_raw->isChecked();
     const std::string out = QFile::encodeName(target).toStdString();
+    // The Dequantizer points into the mappings, which the checkpoint held by the job keeps alive.
+    const std::shared_ptr<const Dequantizer> dequantizer
+        = dequantizing() ? m_dequantized->dequantizer : nullptr;
     m_message->setText(tr("Writing %1 values…").arg(countText(view->elementCount())));
     m_progress->setValue(0);
     m_progress->show();
     m_export->setEnabled(false);
     m_job.start(
-        [file, info, view = *view, csv, raw, out](std::stop_token stop, const JobProgress &progress) {
+        [checkpoint = m_checkpoint, dequantizer, file, info, view = *view, csv, raw, out](
+            std::stop_token stop, const JobProgress &progress) {
             std::string error;
-            const bool ok = csv ? exportCsv(out, file->path(), info->dtype, file->tensorBytes(*info), view,
-                                error, stop, progress)
-                                : exportNpy(out, file->path(), info->dtype, file->tensorBytes(*info), view,
-                                    raw, error, stop, progress);
+            const bool ok = dequantizer
+                ? exportDequantizedNpy(out, file->path(), *dequantizer, view, error, stop, progress)
+                : csv ? exportCsv(
+                      out, file->path(), info->dtype, file->tensorBytes(*info), view, error, stop, progress)
+                      : exportNpy(out, file->path(), info->dtype, file->tensorBytes(*info), view, raw, error,
+                          stop, progress);
             return std::optional<std::string>(ok ? std::string() : (error.empty() ? "failed" : error));
         },
         [this, target](std::optional<std::string> error) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "core/quant/dequantvalues.h"
 #include "core/values/stridedview.h"
 #include "ui/common/jobtracker.h"
 
@@ -25,7 +26,9 @@ namespace stb {
 // Export… for one tensor: .npy (or CSV for a 1-D/2-D slice up to a size limit the user sets),
 // narrow floats as float32 values or as their raw codes, the Values pane's plane, the whole
 // tensor or a NumPy-style slice, written to a chosen file in the background (progress, Cancel)
-// through core's atomic writers: a failure says why and leaves no file behind.
+// through core's atomic writers: a failure says why and leaves no file behind. A recognised
+// quantized weight is written as its dequantized float32 values in its logical shape unless
+// "Raw codes" is ticked (then its stored codes tensor, as any tensor).
 class ExportDialog : public QDialog {
     Q_OBJECT
 public:
@@ -33,9 +36,12 @@ public:
     enum class Scope { Plane, Whole, Slice };
     static constexpr int kDefaultCsvLimit = 1000000;
 
-    // `plane` is what the Values pane shows of this tensor (nullopt: its default plane).
+    // `plane` is what the Values pane shows of this tensor (nullopt: its default plane), of the
+    // logical shape when `dequantized` is given and `raw` is false. `dequantized`: the tensor holds
+    // a quantized weight's codes; `raw` ticks "Raw codes" from the start (the panes' setting).
     ExportDialog(std::shared_ptr<const Checkpoint> checkpoint, const Checkpoint::Tensor &tensor,
-        std::optional<StridedView> plane, QWidget *parent = nullptr);
+        std::optional<StridedView> plane, QWidget *parent = nullptr,
+        std::optional<DequantizedTensor> dequantized = std::nullopt, bool raw = false);
     ~ExportDialog() override;
 
     void setFormat(Format format);
@@ -57,6 +63,8 @@ public:
     QString messageText() const;
     QString conversionText() const;
     QCheckBox *rawBox() const { return m_raw; }
+    // Whether the chosen export is a quantized weight's dequantized values.
+    bool dequantizing() const;
 
 signals:
     // The file is in place (the dialog then closes).
@@ -68,6 +76,9 @@ protected:
     void reject() override;
 
 private:
+    // The shape the scopes and slices refer to: the weight's logical one when dequantizing.
+    const std::vector<std::uint64_t> &shownShape() const;
+    StridedView defaultPlane() const;
     QString planeDescription() const;
     void browse();
     void updateChoices();
@@ -76,6 +87,9 @@ private:
     std::shared_ptr<const Checkpoint> m_checkpoint;
     const Checkpoint::Tensor &m_tensor;
     StridedView m_plane;
+    std::optional<StridedView> m_givenPlane;
+    std::optional<DequantizedTensor> m_dequantized;
+    bool m_givenRaw = false; // the reading m_givenPlane belongs to
     QComboBox *m_format;
     QCheckBox *m_raw;
     QLabel *m_conversion;

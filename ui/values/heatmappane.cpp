@@ -1,9 +1,11 @@
 #include "ui/values/heatmappane.h"
 
+#include "core/quant/quantbadge.h"
 #include "ui/common/qtformat.h"
 #include "ui/values/heatmapview.h"
 #include "ui/values/planeselector.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QEvent>
 #include <QHBoxLayout>
@@ -26,6 +28,7 @@ constexpr int kSettleMs = 150;
 HeatmapPane::HeatmapPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent)
     : QWidget(parent)
     , m_checkpoint(std::move(checkpoint))
+    , m_raw(new QCheckBox(tr("Raw codes"), this))
     , m_plane(new PlaneSelector(this))
     , m_title(new QLabel(this))
     , m_range(new QComboBox(this))
@@ -52,6 +55,9 @@ HeatmapPane::HeatmapPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *
     m_message->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     second->addWidget(m_message, 1);
     second->addWidget(m_progress);
+    m_raw->setToolTip(tr("A quantized weight's stored codes instead of its dequantized values"));
+    m_raw->hide();
+    top->addWidget(m_raw);
     top->addWidget(new QLabel(tr("Colours:"), this));
     m_range->addItem(tr("Auto"));
     m_range->addItem(tr("Symmetric"), QVariant::fromValue(int(ColourRange::Symmetric)));
@@ -82,6 +88,7 @@ HeatmapPane::HeatmapPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *
     connect(m_plane, &PlaneSelector::planeChanged, this, &HeatmapPane::planeChanged);
     connect(m_range, &QComboBox::currentIndexChanged, this, &HeatmapPane::applyRange);
     connect(m_zoomOut, &QToolButton::clicked, this, &HeatmapPane::zoomOut);
+    connect(m_raw, &QCheckBox::toggled, this, &HeatmapPane::reload);
     connect(&m_job, &JobTrackerBase::progressChanged, m_progress, &QProgressBar::setValue);
     connect(m_view, &HeatmapView::regionSelected, this,
         [this](std::uint32_t i0, std::uint32_t i1, std::uint32_t j0, std::uint32_t j1) {
@@ -107,7 +114,21 @@ void HeatmapPane::showTensor(const Checkpoint::Tensor *tensor)
     if (tensor == m_tensor && tensor)
         return;
     m_tensor = tensor;
+    reload();
+}
+
+void HeatmapPane::setQuantView(std::shared_ptr<const QuantView> view)
+{
+    m_quant = std::move(view);
+    reload();
+}
+
+void HeatmapPane::reload()
+{
+    const Checkpoint::Tensor *tensor = m_tensor;
     m_job.cancel();
+    m_dequantized.reset();
+    m_raw->hide();
     const SafetensorsFile *file = tensor ? m_checkpoint->fileOf(*tensor) : nullptr;
     if (!file || !file->fullyReadable(*tensor->info)) {
         m_tensor = nullptr;
@@ -121,10 +142,22 @@ void HeatmapPane::showTensor(const Checkpoint::Tensor *tensor)
             tensor ? tr("The tensor's bytes are not in the file") : tr("Select a tensor to see its heatmap"));
         return;
     }
-    setTitle(tr("%1  %2 %3")
-                 .arg(shownName(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
-                     shapeText(tensor->info->shape)));
-    m_plane->setShape(tensor->info->shape);
+    // A recognised, decodable quantized weight: its dequantized values unless raw codes are asked for.
+    const auto tensorIndex = static_cast<std::size_t>(tensor - m_checkpoint->tensors().data());
+    const auto dequantized = m_quant ? dequantizedTensor(*m_checkpoint, *m_quant, tensorIndex) : std::nullopt;
+    m_raw->setVisible(dequantized.has_value());
+    if (dequantized && !m_raw->isChecked()) {
+        m_dequantized = dequantized;
+        const QuantizedWeight &w = *dequantized->weight;
+        setTitle(tr("%1 — dequantized %2 %3")
+                     .arg(shownName(w.name), toQString(quantBadge(w)), shapeText(w.logicalShape)));
+        m_plane->setShape(w.logicalShape);
+    } else {
+        setTitle(tr("%1  %2 %3")
+                     .arg(shownName(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
+                         shapeText(tensor->info->shape)));
+        m_plane->setShape(tensor->info->shape);
+    }
     planeChanged();
 }
 
@@ -175,7 +208,11 @@ StridedView HeatmapPane::regionView() const
 
 QString HeatmapPane::cacheKey(const StridedView &view, std::uint32_t rows, std::uint32_t cols) const
 {
-    QString key = u"%1:%2:%3x%4"_s.arg(quintptr(m_tensor->info)).arg(view.base).arg(rows).arg(cols);
+    QString key = u"%1%2:%3:%4x%5"_s.arg(m_dequantized ? u"dq:"_s : QString())
+                      .arg(quintptr(m_tensor->info))
+                      .arg(view.base)
+                      .arg(rows)
+                      .arg(cols);
     for (const ViewAxis &axis : view.axes)
         key += u":%1/%2"_s.arg(axis.count).arg(axis.stride);
     return key;
@@ -211,10 +248,14 @@ void HeatmapPane::refresh()
     m_progress->setValue(0);
     m_progress->show();
     m_message->setText(tr("Summarising %1 values…").arg(countText(view.elementCount())));
+    std::shared_ptr<const Dequantizer> dequantizer = m_dequantized ? m_dequantized->dequantizer : nullptr;
     m_job.start(
-        [file, info, view, rows, cols](
+        // A Dequantizer points into the mappings, which the checkpoint held here keeps alive.
+        [checkpoint = m_checkpoint, dequantizer, file, info, view, rows, cols](
             std::stop_token stop, const JobProgress &progress) -> std::optional<HeatmapSummary> {
             std::string error;
+            if (dequantizer)
+                return summarizeDequantizedHeatmap(*dequantizer, view, rows, cols, error, stop, progress);
             return summarizeHeatmap(
                 info->dtype, file->tensorBytes(*info), view, rows, cols, error, stop, progress);
         },

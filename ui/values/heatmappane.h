@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "core/quant/dequantvalues.h"
 #include "core/values/colourscale.h"
 #include "core/values/heatmap.h"
 #include "ui/common/jobtracker.h"
@@ -12,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QProgressBar;
@@ -25,7 +27,9 @@ class PlaneSelector;
 // The Heatmap tab: the selected tensor (a 2-D plane of it; a 1-D tensor is a strip) summarised
 // into one cell per pixel of the pane in the background (cancelled when the selection changes,
 // cached), drawn by HeatmapView. Dragging zooms into a region (recomputed at the finer
-// resolution), Zoom Out goes back; a click opens that element in the Values pane.
+// resolution), Zoom Out goes back; a click opens that element in the Values pane. A recognised
+// quantized weight is summarised from its dequantized values in its logical shape unless "Raw
+// codes" is ticked.
 class HeatmapPane : public QWidget {
     Q_OBJECT
 public:
@@ -33,6 +37,10 @@ public:
     ~HeatmapPane() override;
 
     void showTensor(const Checkpoint::Tensor *tensor);
+    // The checkpoint's quantization (see ValuesPane::setQuantView); null: every tensor as stored.
+    void setQuantView(std::shared_ptr<const QuantView> view);
+    QCheckBox *rawCodesToggle() const { return m_raw; }
+    bool showsDequantized() const { return m_dequantized.has_value(); }
     // Zooms into rows [r0, r1) × columns [c0, c1) of the current plane.
     void zoomTo(std::uint64_t r0, std::uint64_t r1, std::uint64_t c0, std::uint64_t c1);
     void zoomOut();
@@ -65,6 +73,7 @@ private:
     struct Region {
         std::uint64_t r0, r1, c0, c1;
     };
+    void reload();
     StridedView regionView() const;
     void planeChanged();
     void refresh();
@@ -76,6 +85,9 @@ private:
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
     const Checkpoint::Tensor *m_tensor = nullptr;
+    std::shared_ptr<const QuantView> m_quant;
+    std::optional<DequantizedTensor> m_dequantized; // the shown tensor's, when its values are dequantized
+    QCheckBox *m_raw;
     PlaneSelector *m_plane;
     QLabel *m_title; // the tensor, elided to one line (a label that wraps would resize the map)
     QString m_fullTitle;

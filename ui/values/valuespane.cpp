@@ -1,5 +1,6 @@
 #include "ui/values/valuespane.h"
 
+#include "core/quant/quantbadge.h"
 #include "core/values/stridedview.h"
 #include "ui/common/qtformat.h"
 #include "ui/values/planeselector.h"
@@ -7,6 +8,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -29,6 +31,7 @@ ValuesPane::ValuesPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pa
     : QWidget(parent)
     , m_checkpoint(std::move(checkpoint))
     , m_title(new QLabel(this))
+    , m_raw(new QCheckBox(tr("Raw codes"), this))
     , m_plane(new PlaneSelector(this))
     , m_precision(new QSpinBox(this))
     , m_goTo(new QLineEdit(this))
@@ -47,6 +50,9 @@ ValuesPane::ValuesPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pa
     m_title->setSizePolicy(
         QSizePolicy::Ignored, QSizePolicy::Preferred); // a long name must not widen the pane
     top->addWidget(m_title, 1);
+    m_raw->setToolTip(tr("A quantized weight's stored codes instead of its dequantized values"));
+    m_raw->hide();
+    top->addWidget(m_raw);
     top->addWidget(new QLabel(tr("Digits:"), this));
     m_precision->setRange(0, 17);
     m_precision->setSpecialValueText(tr("shortest"));
@@ -94,6 +100,7 @@ ValuesPane::ValuesPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pa
     connect(m_plane, &PlaneSelector::planeChanged, this, &ValuesPane::applyPlane);
     connect(m_goTo, &QLineEdit::returnPressed, this, [this] { goToText(m_goTo->text()); });
     connect(&m_locate, &JobTrackerBase::progressChanged, m_progress, &QProgressBar::setValue);
+    connect(m_raw, &QCheckBox::toggled, this, &ValuesPane::reload);
     showTensor(nullptr);
 }
 
@@ -103,14 +110,32 @@ void ValuesPane::showTensor(const Checkpoint::Tensor *tensor)
 {
     if (tensor == m_tensor && tensor)
         return;
+    m_tensor = tensor;
+    reload();
+}
+
+void ValuesPane::setQuantView(std::shared_ptr<const QuantView> view)
+{
+    m_quant = std::move(view);
+    reload();
+}
+
+void ValuesPane::reload()
+{
+    const Checkpoint::Tensor *tensor = m_tensor;
     m_locate.cancel();
     m_progress->hide();
     setMessage({});
-    m_tensor = tensor;
     const SafetensorsFile *file = tensor ? m_checkpoint->fileOf(*tensor) : nullptr;
     const bool readable = file && file->fullyReadable(*tensor->info);
     m_locateButton->setEnabled(readable);
     m_goTo->setEnabled(readable);
+    // A recognised, decodable quantized weight: its dequantized values unless raw codes are asked for.
+    const auto tensorIndex = tensor ? static_cast<std::size_t>(tensor - m_checkpoint->tensors().data()) : 0;
+    const auto dequantized
+        = readable && m_quant ? dequantizedTensor(*m_checkpoint, *m_quant, tensorIndex) : std::nullopt;
+    m_raw->setVisible(dequantized.has_value());
+    m_dequantized = m_raw->isChecked() ? std::nullopt : dequantized;
     if (!readable) {
         m_title->setText(tensor
                 ? tr("%1: the tensor's bytes are not in the file").arg(shownName(tensor->info->name))
@@ -120,10 +145,20 @@ void ValuesPane::showTensor(const Checkpoint::Tensor *tensor)
         m_model->clear();
         return;
     }
-    m_title->setText(tr("%1  %2 %3")
-                         .arg(shownName(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
-                             shapeText(tensor->info->shape)));
-    m_plane->setShape(tensor->info->shape);
+    if (dequantized) {
+        const QuantizedWeight &w = *dequantized->weight;
+        const QString badge = toQString(quantBadge(w));
+        m_title->setText(m_dequantized
+                ? tr("%1 — dequantized %2 %3").arg(shownName(w.name), badge, shapeText(w.logicalShape))
+                : tr("%1 — raw %2 codes, %3 %4")
+                      .arg(shownName(tensor->info->name), badge, toQString(dtypeName(tensor->info->dtype)),
+                          shapeText(tensor->info->shape)));
+    } else {
+        m_title->setText(tr("%1  %2 %3")
+                             .arg(shownName(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
+                                 shapeText(tensor->info->shape)));
+    }
+    m_plane->setShape(m_dequantized ? m_dequantized->weight->logicalShape : tensor->info->shape);
     applyPlane();
 }
 
@@ -131,14 +166,26 @@ void ValuesPane::applyPlane()
 {
     if (!m_tensor)
         return;
-    m_model->setPlane(m_checkpoint->shards()[m_tensor->shard], m_tensor->info, m_plane->view());
+    if (m_dequantized)
+        m_model->setDequantizedPlane(m_checkpoint, m_dequantized->dequantizer, m_tensor->info,
+            m_dequantized->weight->logicalShape, m_plane->view());
+    else
+        m_model->setPlane(m_checkpoint->shards()[m_tensor->shard], m_tensor->info, m_plane->view());
+}
+
+std::uint64_t ValuesPane::shownElements() const
+{
+    if (!m_tensor)
+        return 0;
+    return m_dequantized ? m_dequantized->dequantizer->elements()
+                         : m_tensor->info->elementCount().value_or(0);
 }
 
 bool ValuesPane::goToElement(std::uint64_t flat)
 {
-    if (!m_tensor || flat >= m_tensor->info->elementCount().value_or(0))
+    if (!m_tensor || flat >= shownElements())
         return false;
-    const std::vector<std::uint64_t> index = unravelIndex(flat, m_tensor->info->shape);
+    const std::vector<std::uint64_t> index = unravelIndex(flat, m_model->shape());
     m_plane->setFixedFrom(index);
     const QModelIndex cell = m_model->indexOfElement(flat);
     if (!cell.isValid())
@@ -154,7 +201,7 @@ bool ValuesPane::goToText(const QString &text)
     if (!m_tensor)
         return false;
     const QStringList parts = text.split(u',', Qt::SkipEmptyParts);
-    const auto &shape = m_tensor->info->shape;
+    const auto &shape = m_model->shape();
     std::vector<std::uint64_t> index;
     for (const QString &part : parts) {
         bool ok = false;
@@ -183,7 +230,7 @@ bool ValuesPane::goToText(const QString &text)
     }
     if (!goToElement(flat)) {
         setMessage(tr("Element %1 is out of range (the tensor has %2)")
-                       .arg(countText(flat), countText(m_tensor->info->elementCount().value_or(0))));
+                       .arg(countText(flat), countText(shownElements())));
         return false;
     }
     setMessage({});
@@ -194,7 +241,8 @@ void ValuesPane::locate(LocateTarget target)
 {
     if (!m_tensor)
         return;
-    if (const auto cached = m_located.constFind(m_tensor->info); cached != m_located.constEnd()) {
+    const QPair<const TensorInfo *, bool> key { m_tensor->info, m_dequantized.has_value() };
+    if (const auto cached = m_located.constFind(key); cached != m_located.constEnd()) {
         goToLocated(target, *cached);
         return;
     }
@@ -202,22 +250,34 @@ void ValuesPane::locate(LocateTarget target)
     const TensorInfo *info = m_tensor->info;
     m_progress->setValue(0);
     m_progress->show();
-    setMessage(tr("Scanning %1 elements…").arg(countText(info->elementCount().value_or(0))));
+    setMessage(m_dequantized ? tr("Scanning %1 dequantized values…").arg(countText(shownElements()))
+                             : tr("Scanning %1 elements…").arg(countText(shownElements())));
+    const auto done = [this, key, target](std::optional<LocateResult> result) {
+        m_progress->hide();
+        if (!result) {
+            setMessage(tr("The tensor could not be read (the file changed on disk)"));
+            emit located(false);
+            return;
+        }
+        m_located.insert(key, *result);
+        goToLocated(target, *result);
+    };
+    if (m_dequantized) {
+        // The Dequantizer points into the mappings, which the checkpoint it holds keeps alive.
+        m_locate.start(
+            [checkpoint = m_checkpoint, dequantizer = m_dequantized->dequantizer](
+                std::stop_token stop, const JobProgress &progress) {
+                return locateDequantized(*dequantizer, std::move(stop), progress);
+            },
+            done);
+        return;
+    }
     m_locate.start(
         [file, info](std::stop_token stop, const JobProgress &progress) {
             return locateValues(
                 info->dtype, file->tensorBytes(*info), info->elementCount().value_or(0), stop, progress);
         },
-        [this, info, target](std::optional<LocateResult> result) {
-            m_progress->hide();
-            if (!result) {
-                setMessage(tr("The tensor could not be read (the file changed on disk)"));
-                emit located(false);
-                return;
-            }
-            m_located.insert(info, *result);
-            goToLocated(target, *result);
-        });
+        done);
 }
 
 void ValuesPane::goToLocated(LocateTarget target, const LocateResult &result)
@@ -253,7 +313,7 @@ void ValuesPane::goToLocated(LocateTarget target, const LocateResult &result)
     }
     const std::uint64_t flat = (*found)->index;
     QStringList index;
-    for (std::uint64_t i : unravelIndex(flat, m_tensor->info->shape))
+    for (std::uint64_t i : unravelIndex(flat, m_model->shape()))
         index << QString::number(i);
     // NaN and infinities are what was asked for: only a finite value is worth printing.
     const QString value = target == LocateTarget::FirstNaN || target == LocateTarget::FirstInf
@@ -301,8 +361,8 @@ void ValuesPane::copySelection()
 
 std::optional<quint64> ValuesPane::byteOf(const QModelIndex &cell) const
 {
-    if (!cell.isValid() || !m_tensor)
-        return std::nullopt;
+    if (!cell.isValid() || !m_tensor || m_dequantized)
+        return std::nullopt; // a dequantized value has no byte of its own (its code may share one)
     const auto flat = cell.data(ValueTableModel::FlatIndexRole).toULongLong();
     const SafetensorsFile *file = m_checkpoint->fileOf(*m_tensor);
     return file->header().dataStart + m_tensor->info->begin + flat * dtypeBits(m_tensor->info->dtype) / 8;
@@ -312,7 +372,9 @@ bool ValuesPane::showCurrentInHex()
 {
     const auto offset = byteOf(m_table->currentIndex());
     if (!offset) {
-        setMessage(tr("Select an element first (Locate or Go to selects one)"));
+        setMessage(m_dequantized
+                ? tr("A dequantized value has no byte of its own: tick Raw codes to see the codes")
+                : tr("Select an element first (Locate or Go to selects one)"));
         return false;
     }
     emit byteRequested(*offset, int(m_tensor->shard));

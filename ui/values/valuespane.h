@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/io/checkpoint.h"
+#include "core/quant/dequantvalues.h"
 #include "core/values/locate.h"
 #include "ui/common/jobtracker.h"
 #include "ui/values/locatemenu.h"
@@ -10,6 +11,7 @@
 
 #include <memory>
 
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -25,7 +27,8 @@ class ValueTableModel;
 // The Values tab: the selected tensor's values in a virtual table (only visible cells are read),
 // a plane picker for N-D tensors, a precision control, "go to" by flat or N-D index, Locate
 // (first NaN/Inf, min, max, largest |x|: scanned in the background, cached per tensor) and copy
-// as tab-separated text.
+// as tab-separated text. A recognised quantized weight shows its dequantized values in its logical
+// shape (decoded a tile of visible cells at a time) unless "Raw codes" is ticked.
 class ValuesPane : public QWidget {
     Q_OBJECT
 public:
@@ -36,6 +39,12 @@ public:
 
     // The tensor to show; nullptr for a group or nothing.
     void showTensor(const Checkpoint::Tensor *tensor);
+    // The checkpoint's quantization: a recognised weight's codes are shown as its dequantized
+    // values unless rawCodesToggle() is ticked. Null: every tensor as stored.
+    void setQuantView(std::shared_ptr<const QuantView> view);
+    QCheckBox *rawCodesToggle() const { return m_raw; }
+    // Whether the grid shows a quantized weight's dequantized values.
+    bool showsDequantized() const { return m_dequantized.has_value(); }
     // Shows the tensor's element (switching the plane when needed) and selects it; false when
     // no tensor is shown or the index is out of range.
     bool goToElement(std::uint64_t flat);
@@ -65,7 +74,10 @@ signals:
     void byteRequested(quint64 offset, int shard);
 
 private:
+    void reload();
     void applyPlane();
+    // Elements and shape of what the grid shows: the tensor's, or the weight's logical ones.
+    std::uint64_t shownElements() const;
     void copySelection();
     void showContextMenu(const QPoint &position);
     void goToLocated(LocateTarget target, const LocateResult &result);
@@ -74,7 +86,10 @@ private:
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
     const Checkpoint::Tensor *m_tensor = nullptr;
+    std::shared_ptr<const QuantView> m_quant;
+    std::optional<DequantizedTensor> m_dequantized; // the shown tensor's, when its values are dequantized
     QLabel *m_title;
+    QCheckBox *m_raw;
     PlaneSelector *m_plane;
     QSpinBox *m_precision;
     QLineEdit *m_goTo;
@@ -83,7 +98,8 @@ private:
     QLabel *m_message;
     QTableView *m_table;
     ValueTableModel *m_model;
-    QHash<const TensorInfo *, LocateResult> m_located; // scans done, per tensor of this document
+    // Scans done, per tensor of this document and per reading (true: dequantized).
+    QHash<QPair<const TensorInfo *, bool>, LocateResult> m_located;
     JobTracker<LocateResult> m_locate; // last: cancelled and waited for first
 };
 

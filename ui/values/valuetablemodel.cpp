@@ -1,5 +1,6 @@
 #include "ui/values/valuetablemodel.h"
 
+#include "core/quant/dequantvalues.h"
 #include "core/values/colourscale.h"
 #include "core/values/valuereader.h"
 #include "ui/common/qtformat.h"
@@ -33,6 +34,7 @@ QColor specialTint(Rgb rgb)
 
 ValueTableModel::ValueTableModel(QObject *parent)
     : QAbstractTableModel(parent)
+    , m_tiles(256) // 256 tiles of 2,048 doubles: 4 MiB, several screens of cells
 { }
 
 void ValueTableModel::setPlane(
@@ -40,11 +42,39 @@ void ValueTableModel::setPlane(
 {
     beginResetModel();
     m_file = std::move(file);
+    m_checkpoint.reset();
+    m_dequantizer.reset();
     m_info = m_file ? info : nullptr;
+    m_shape = m_info ? m_info->shape : std::vector<std::uint64_t> {};
+    m_textType = m_info ? m_info->dtype : DType::F32;
+    if (m_info)
+        m_bytes = m_file->tensorBytes(*m_info);
+    setView(m_info, view);
+    endResetModel();
+}
+
+void ValueTableModel::setDequantizedPlane(std::shared_ptr<const Checkpoint> checkpoint,
+    std::shared_ptr<const Dequantizer> dequantizer, const TensorInfo *codes, std::vector<std::uint64_t> shape,
+    const StridedView &view)
+{
+    beginResetModel();
+    m_file.reset();
+    m_bytes = {};
+    m_checkpoint = std::move(checkpoint);
+    m_dequantizer = std::move(dequantizer);
+    m_info = m_dequantizer ? codes : nullptr;
+    m_shape = std::move(shape);
+    m_textType = DType::F32; // dequantized values are floats
+    setView(m_info, view);
+    endResetModel();
+}
+
+void ValueTableModel::setView(const TensorInfo *info, const StridedView &view)
+{
+    m_tiles.clear();
     m_view = view;
     m_rows = m_cols = 0;
-    if (m_info) {
-        m_bytes = m_file->tensorBytes(*m_info);
+    if (info) {
         if (const auto matrix = asMatrix(view)) {
             // A single axis reads better down a column than along a row.
             const bool column = view.axes.size() == 1;
@@ -54,7 +84,6 @@ void ValueTableModel::setPlane(
             m_colStride = column ? 0 : matrix->colStride;
         }
     }
-    endResetModel();
 }
 
 void ValueTableModel::clear()
@@ -81,7 +110,7 @@ QModelIndex ValueTableModel::indexOfElement(std::uint64_t flat) const
     if (!m_info || m_view.axes.empty())
         return m_info && flat == m_view.base ? index(0, 0) : QModelIndex();
     // The element's coordinates along the shown axes; it is in this plane when they lead back to it.
-    const std::vector<std::uint64_t> nd = unravelIndex(flat, m_info->shape);
+    const std::vector<std::uint64_t> nd = unravelIndex(flat, m_shape);
     const std::uint64_t row = nd[m_view.axes[0].sourceAxis];
     const std::uint64_t column = m_view.axes.size() > 1 ? nd[m_view.axes[1].sourceAxis] : 0;
     if (row >= m_rows || row > INT_MAX || column > INT_MAX || (m_cols && column >= m_cols))
@@ -103,6 +132,29 @@ int ValueTableModel::columnCount(const QModelIndex &parent) const
 
 std::optional<double> ValueTableModel::valueAt(int row, int column) const
 {
+    if (m_dequantizer) {
+        // The tile holding the cell, decoded whole on first use: rows of a weight are decoded in
+        // runs, and a screen of cells costs a handful of tiles.
+        const std::uint64_t tileRow = std::uint64_t(row) / kTileRows,
+                            tileColumn = std::uint64_t(column) / kTileColumns;
+        const quint64 key = (tileRow << 32) | tileColumn;
+        Tile *tile = m_tiles.object(key);
+        const std::uint64_t r0 = tileRow * kTileRows, c0 = tileColumn * kTileColumns;
+        const std::uint64_t width = std::min<std::uint64_t>(kTileColumns, m_cols - c0);
+        if (!tile) {
+            tile = new Tile;
+            const std::uint64_t height = std::min<std::uint64_t>(kTileRows, m_rows - r0);
+            tile->values.resize(height * width);
+            // decodeRect reads the plane as asMatrix does; a single axis is shown down a column.
+            tile->readable = m_view.axes.size() == 1
+                ? decodeRect(*m_dequantizer, m_view, 0, 1, r0, height, tile->values.data())
+                : decodeRect(*m_dequantizer, m_view, r0, height, c0, width, tile->values.data());
+            m_tiles.insert(key, tile);
+        }
+        if (!tile->readable)
+            return std::nullopt;
+        return tile->values[(std::uint64_t(row) - r0) * width + (std::uint64_t(column) - c0)];
+    }
     double value = 0;
     if (!readStrided(m_info->dtype, m_bytes, flatIndex(row, column), 1, 1, &value))
         return std::nullopt;
@@ -161,7 +213,7 @@ QVariant ValueTableModel::data(const QModelIndex &index, int role) const
                                   : Finite;
     switch (role) {
     case Qt::DisplayRole:
-        return value ? valueText(m_info->dtype, *value, m_precision) : tr("unreadable");
+        return value ? valueText(m_textType, *value, m_precision) : tr("unreadable");
     case ValueRole:
         return value ? QVariant(*value) : QVariant();
     case KindRole:
@@ -169,8 +221,8 @@ QVariant ValueTableModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole: {
         const std::uint64_t flat = flatIndex(index.row(), index.column());
         return tr("element %1 %2: %3")
-            .arg(countText(flat), shapeText(unravelIndex(flat, m_info->shape)),
-                value ? valueText(m_info->dtype, *value, 0) : tr("unreadable (the file changed on disk)"));
+            .arg(countText(flat), shapeText(unravelIndex(flat, m_shape)),
+                value ? valueText(m_textType, *value, 0) : tr("unreadable (the file changed on disk)"));
     }
     case Qt::ForegroundRole:
         // Zeros recede; everything else keeps the palette's text colour, readable on the tints below.

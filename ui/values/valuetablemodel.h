@@ -1,11 +1,14 @@
 #pragma once
 
 #include "core/io/safetensorsfile.h"
+#include "core/quant/dequantizer.h"
 #include "core/values/stridedview.h"
 
 #include <QAbstractTableModel>
+#include <QCache>
 
 #include <memory>
+#include <vector>
 
 namespace stb {
 
@@ -13,6 +16,8 @@ namespace stb {
 // the plane's two axes (a 1-D tensor is one column, a scalar one cell), and data() decodes only
 // the cell asked for, straight from the mapping under the SIGBUS guard, so a table over 10⁹
 // elements costs what the visible cells cost. Immutable data: setPlane() resets the model.
+// A quantized weight's dequantized values (setDequantizedPlane) are decoded a tile of cells at a
+// time (decodeRect), tiles kept in a small cache, so a repaint decodes only the tiles on screen.
 class ValueTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -30,7 +35,17 @@ public:
     // show nothing.
     void setPlane(
         std::shared_ptr<const SafetensorsFile> file, const TensorInfo *info, const StridedView &view);
+    // A plane of a quantized weight's dequantized values in its logical shape `shape`; `codes`
+    // is the tensor of its stored codes (what tensor() returns). `dequantizer` points into the
+    // checkpoint's mappings, which `checkpoint` keeps alive.
+    void setDequantizedPlane(std::shared_ptr<const Checkpoint> checkpoint,
+        std::shared_ptr<const Dequantizer> dequantizer, const TensorInfo *codes,
+        std::vector<std::uint64_t> shape, const StridedView &view);
     void clear();
+    bool isDequantized() const { return m_dequantizer != nullptr; }
+    // The shape flat indices refer to: the tensor's, or the weight's logical shape.
+    const std::vector<std::uint64_t> &shape() const { return m_shape; }
+    static constexpr int kTileRows = 32, kTileColumns = 64;
     // Significant digits shown; 0 for the shortest text that reads back as the same value.
     void setPrecision(int digits);
     int precision() const { return m_precision; }
@@ -52,9 +67,19 @@ public:
     static QString valueText(DType dtype, double value, int digits);
 
 private:
+    struct Tile {
+        std::vector<double> values; // kTileRows × kTileColumns, row-major, clipped at the plane's edge
+        bool readable = false;
+    };
     std::optional<double> valueAt(int row, int column) const;
+    void setView(const TensorInfo *info, const StridedView &view); // inside a model reset
 
     std::shared_ptr<const SafetensorsFile> m_file;
+    std::shared_ptr<const Checkpoint> m_checkpoint; // keeps a dequantizer's mappings alive
+    std::shared_ptr<const Dequantizer> m_dequantizer;
+    mutable QCache<quint64, Tile> m_tiles; // decoded tiles of dequantized values, by tile row and column
+    std::vector<std::uint64_t> m_shape;
+    DType m_textType = DType::F32; // how values are printed: the tensor's dtype, or F32 when dequantized
     const TensorInfo *m_info = nullptr;
     StridedView m_view;
     std::span<const std::byte> m_bytes;
