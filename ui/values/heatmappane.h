@@ -20,6 +20,7 @@ class QToolButton;
 namespace stb {
 
 class HeatmapView;
+class PaneTitle;
 class PlaneSelector;
 
 // The Heatmap tab: the selected tensor (a 2-D plane of it; a 1-D tensor is a strip) summarised
@@ -58,7 +59,6 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
-    bool eventFilter(QObject *watched, QEvent *event) override;
     void showEvent(QShowEvent *event) override;
 
 private:
@@ -71,14 +71,12 @@ private:
     void showSummary(std::shared_ptr<const HeatmapSummary> summary);
     ColourRange rangeFor(const HeatmapSummary &summary) const;
     void applyRange();
-    void setTitle(const QString &title);
     QString cacheKey(const StridedView &view, std::uint32_t rows, std::uint32_t cols) const;
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
     const Checkpoint::Tensor *m_tensor = nullptr;
     PlaneSelector *m_plane;
-    QLabel *m_title; // the tensor, elided to one line (a label that wraps would resize the map)
-    QString m_fullTitle;
+    PaneTitle *m_title; // one line: a title that wrapped would resize the map
     QComboBox *m_range;
     ColourRange m_shownRange = ColourRange::Symmetric;
     QToolButton *m_zoomOut;

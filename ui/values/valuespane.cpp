@@ -1,6 +1,7 @@
 #include "ui/values/valuespane.h"
 
 #include "core/values/stridedview.h"
+#include "ui/common/panetitle.h"
 #include "ui/common/qtformat.h"
 #include "ui/values/planeselector.h"
 #include "ui/values/valuetablemodel.h"
@@ -28,7 +29,7 @@ namespace stb {
 ValuesPane::ValuesPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent)
     : QWidget(parent)
     , m_checkpoint(std::move(checkpoint))
-    , m_title(new QLabel(this))
+    , m_title(new PaneTitle(this))
     , m_plane(new PlaneSelector(this))
     , m_precision(new QSpinBox(this))
     , m_goTo(new QLineEdit(this))
@@ -41,11 +42,6 @@ ValuesPane::ValuesPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pa
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 6, 8, 6);
     auto *top = new QHBoxLayout;
-    QFont bold = m_title->font();
-    bold.setBold(true);
-    m_title->setFont(bold);
-    m_title->setSizePolicy(
-        QSizePolicy::Ignored, QSizePolicy::Preferred); // a long name must not widen the pane
     top->addWidget(m_title, 1);
     top->addWidget(new QLabel(tr("Digits:"), this));
     m_precision->setRange(0, 17);
@@ -112,7 +108,7 @@ void ValuesPane::showTensor(const Checkpoint::Tensor *tensor)
     m_locateButton->setEnabled(readable);
     m_goTo->setEnabled(readable);
     if (!readable) {
-        m_title->setText(tensor
+        m_title->setTitle(tensor
                 ? tr("%1: the tensor's bytes are not in the file").arg(shownName(tensor->info->name))
                 : tr("Select a tensor to see its values"));
         m_plane->setShape({});
@@ -120,7 +116,7 @@ void ValuesPane::showTensor(const Checkpoint::Tensor *tensor)
         m_model->clear();
         return;
     }
-    m_title->setText(tr("%1  %2 %3")
+    m_title->setTitle(tr("%1  %2 %3")
                          .arg(shownName(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
                              shapeText(tensor->info->shape)));
     m_plane->setShape(tensor->info->shape);

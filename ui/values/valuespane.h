@@ -19,6 +19,7 @@ class QToolButton;
 
 namespace stb {
 
+class PaneTitle;
 class PlaneSelector;
 class ValueTableModel;
 
@@ -74,7 +75,7 @@ private:
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
     const Checkpoint::Tensor *m_tensor = nullptr;
-    QLabel *m_title;
+    PaneTitle *m_title;
     PlaneSelector *m_plane;
     QSpinBox *m_precision;
     QLineEdit *m_goTo;
