@@ -5,6 +5,7 @@
 
 #include "core/concurrency/parallel.h"
 #include "core/io/busguard.h"
+#include "core/io/scannedpages.h"
 #include "core/quant/quantanalyzer.h"
 #include "core/text/textformat.h"
 
@@ -22,9 +23,6 @@ namespace {
 
 // Tensors at least this large get every thread to themselves; smaller ones run side by side.
 constexpr std::uint64_t kLargeTensorBytes = 64ull << 20;
-// Tensors at least this large give their pages back once scanned (MappedFile::releaseScanned).
-constexpr std::uint64_t kReleaseBytes = 1ull << 20;
-
 void addFlags(AuditEntry &entry)
 {
     using Kind = AuditFlag::Kind;
@@ -309,10 +307,9 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
         report(t.info->byteLength() - reported);
         analyses[k] = std::move(*analysis);
         // Read once (duplicates are confirmed later from the few candidates): let the pages go,
-        // so auditing a file larger than memory leaves the page cache to others. Small tensors
-        // are left alone: releasing costs a system call or three.
-        if (t.info->byteLength() >= kReleaseBytes)
-            file->mapping().releaseScanned(file->header().fileOffset(*t.info), t.info->byteLength());
+        // so auditing a file larger than memory leaves the page cache to others (small tensors
+        // are left alone).
+        releaseScannedBytes(file->mapping(), file->tensorBytes(*t.info));
     };
 
     // Large tensors first, one at a time with every thread.

@@ -3,9 +3,11 @@
 #include "core/concurrency/parallel.h"
 #include "core/format/decodebatch.h"
 #include "core/io/busguard.h"
+#include "core/io/scannedpages.h"
 #include "core/quant/dequantizer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -119,6 +121,15 @@ struct PairData {
     std::span<const std::byte> a, b; // a quantized side's codes (for progress)
     std::uint64_t elements = 0; // logical elements
     const Dequantizer *dequantizerA = nullptr, *dequantizerB = nullptr;
+    const MappedFile *fileA = nullptr, *fileB = nullptr; // the mappings `a` and `b` lie in
+
+    // The pair is read for the last time: its pages go, so diffing checkpoints larger than
+    // memory leaves the page cache to others.
+    void release() const
+    {
+        releaseScannedBytes(*fileA, a);
+        releaseScannedBytes(*fileB, b);
+    }
 };
 
 // The decoders of one side's quantized weights by tensor index of their codes (the comparison
@@ -170,7 +181,8 @@ std::optional<PairData> pairData(const Checkpoint &ca, const Checkpoint &cb, con
     if (!fa || !fb || !fa->fullyReadable(*pair.a->info) || !fb->fullyReadable(*pair.b->info))
         return std::nullopt;
     const std::uint64_t elements = qa ? qa->elements() : qb ? qb->elements() : *pair.a->info->elementCount();
-    return PairData { fa->tensorBytes(*pair.a->info), fb->tensorBytes(*pair.b->info), elements, qa, qb };
+    return PairData { fa->tensorBytes(*pair.a->info), fb->tensorBytes(*pair.b->info), elements, qa, qb,
+        &fa->mapping(), &fb->mapping() };
 }
 
 struct Chunk {
@@ -187,6 +199,23 @@ std::vector<Chunk> chunksOf(const std::vector<std::size_t> &pairs, const std::ve
     }
     return chunks;
 }
+
+// Chunks still to run per pair, counted down from any worker: the worker that finishes a pair's
+// last chunk learns it (to release the pair's pages once nothing reads them any more).
+class PairCountdown {
+public:
+    explicit PairCountdown(std::size_t pairs, const std::vector<Chunk> &chunks)
+        : m_left(pairs)
+    {
+        for (const Chunk &c : chunks)
+            m_left[c.pair].fetch_add(1, std::memory_order_relaxed);
+    }
+    // True for the call that ends `pair`'s last chunk.
+    bool finish(std::size_t pair) { return m_left[pair].fetch_sub(1, std::memory_order_acq_rel) == 1; }
+
+private:
+    std::vector<std::atomic<std::uint32_t>> m_left;
+};
 
 } // namespace
 
@@ -332,6 +361,7 @@ std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair
 {
     const std::vector<Chunk> chunks = chunksOf(plan.byteCompare, plan.data);
     std::vector<std::atomic<bool>> differs(pairs.size());
+    PairCountdown left(pairs.size(), chunks);
     const bool done = parallelFor(
         chunks.size(), threads,
         [&](std::uint64_t c, unsigned) {
@@ -344,6 +374,9 @@ std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair
                 return false;
             if (!*equal)
                 differs[chunk.pair].store(true, std::memory_order_relaxed);
+            // An identical pair is done with; one that differs is read again by pass 2.
+            if (left.finish(chunk.pair) && !differs[chunk.pair].load(std::memory_order_relaxed))
+                d.release();
             progress.add(2 * (end - begin));
             return true;
         },
@@ -365,6 +398,7 @@ bool measureValues(std::vector<TensorPair> &pairs, const ReadPlan &plan,
     const std::vector<Chunk> chunks = chunksOf(measure, plan.data);
     std::vector<DiffSums> sums(chunks.size());
     std::vector<Buffers> buffers(threads);
+    PairCountdown left(pairs.size(), chunks);
     const bool done = parallelFor(
         chunks.size(), threads,
         [&](std::uint64_t c, unsigned worker) {
@@ -377,6 +411,8 @@ bool measureValues(std::vector<TensorPair> &pairs, const ReadPlan &plan,
                         options.atol, options.rtol, buffers[worker], sums[c]);
                 }))
                 return false;
+            if (left.finish(chunk.pair))
+                d.release();
             progress.add(d.elements ? (d.a.size() + d.b.size()) * chunk.n / d.elements : 0);
             return true;
         },

@@ -2,6 +2,7 @@
 
 #include "core/concurrency/parallel.h"
 #include "core/io/busguard.h"
+#include "core/stats/secondpass.h"
 #include "core/stats/statskernels.h"
 
 #include <algorithm>
@@ -80,31 +81,15 @@ std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, c
         }))
         return std::nullopt;
 
+    // The dequantized values are F32 to the kernels: numpy's bins over [min, max].
     TensorAnalysis result;
-    StatsAccumulator acc;
-    for (const auto &w : workers)
-        acc.merge(w.acc);
-    result.stats = acc.stats();
-    const TensorStats &s = result.stats;
-    const bool wantHistogram = s.finite && s.min < s.max;
-    if (wantHistogram || (s.finite && s.std > 0)) {
-        auto plan
-            = kernels::makeBinPlan(wantHistogram ? s.min : 0, wantHistogram ? s.max : 1, bins, s.mean, s.std);
-        kernels::prepareThresholds(plan, DType::F32, s);
-        if (!pass([&plan](Worker &w, const std::byte *data, std::uint64_t n) {
-                kernels::binValues(DType::F32, data, 0, n, plan, w.binCounts.data(), w.outliers);
-            }))
-            return std::nullopt;
-        if (wantHistogram) {
-            result.histogram = { s.min, s.max, std::vector<std::uint64_t>(bins, 0) };
-            for (const auto &w : workers) {
-                for (unsigned b = 0; b < bins; ++b)
-                    result.histogram.counts[b] += w.binCounts[b];
-            }
-        }
-        for (const auto &w : workers)
-            result.outliers += w.outliers;
-    }
+    const auto binPass = [&](const kernels::BinPlan &plan) {
+        return pass([&plan](Worker &w, const std::byte *data, std::uint64_t n) {
+            kernels::binValues(DType::F32, data, 0, n, plan, w.binCounts.data(), w.outliers);
+        });
+    };
+    if (!finishTwoPass(DType::F32, bins, workers, binPass, result))
+        return std::nullopt;
     result.stats.count = elements;
     return result;
 }

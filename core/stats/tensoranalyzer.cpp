@@ -3,6 +3,7 @@
 #include "core/io/busguard.h"
 #include "core/concurrency/parallel.h"
 #include "core/stats/binlayout.h"
+#include "core/stats/secondpass.h"
 #include "core/stats/statskernels.h"
 
 // The dispatching XXH3 picks the widest vector unit the CPU has.
@@ -194,29 +195,9 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
         }
         result = fromCodeCounts(dtype, codes, bins);
     } else {
-        StatsAccumulator acc;
-        for (const auto &w : workers)
-            acc.merge(w.acc);
-        result.stats = acc.stats();
-        const TensorStats &s = result.stats;
-        const bool wantHistogram = s.finite && s.min < s.max;
-        if (wantHistogram || (s.finite && s.std > 0)) {
-            // Without a histogram (pass 2 counts only outliers), any bins will do.
-            const BinLayout layout = wantHistogram ? layoutBins(dtype, s.min, s.max, bins) : BinLayout { 0, 1, bins };
-            auto plan = kernels::makeBinPlan(layout.lo, layout.hi, layout.bins, s.mean, s.std);
-            kernels::prepareThresholds(plan, dtype, s);
-            if (!runPass(pass, &plan))
-                return std::nullopt;
-            if (wantHistogram) {
-                result.histogram = { layout.lo, layout.hi, std::vector<std::uint64_t>(layout.bins, 0) };
-                for (const auto &w : workers) {
-                    for (unsigned b = 0; b < layout.bins; ++b)
-                        result.histogram.counts[b] += w.binCounts[b];
-                }
-            }
-            for (const auto &w : workers)
-                result.outliers += w.outliers;
-        }
+        const auto binPass = [&](const kernels::BinPlan &plan) { return runPass(pass, &plan); };
+        if (!finishTwoPass(dtype, bins, workers, binPass, result))
+            return std::nullopt;
     }
     result.stats.count = elements;
     if (options.digest)

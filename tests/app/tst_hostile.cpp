@@ -369,36 +369,66 @@ private slots:
             resolved);
     }
 
-    // Item 14: one-pass scans give their pages back: after sha256 or audit of a sparse file, its
-    // pages are not left in the page cache (mincore on a fresh mapping sees what is cached).
+    // Item 14: one-pass scans give their pages back: after sha256, audit or diff of sparse
+    // files, their pages are not left in the page cache (mincore on a fresh mapping sees what is
+    // cached). diff drops an identical pair after pass 1 and a changed one after pass 2.
     void scansDropPages()
     {
         constexpr qint64 kData = 64 << 20;
-        const QByteArray file = path("sparse.safetensors");
-        QVERIFY(test::writeBytes(file.toStdString(),
-            test::rawFile(R"({"a":{"dtype":"U8","shape":[67108864],"data_offsets":[0,67108864]}})")));
-        QFile sparse(QFile::decodeName(file));
-        QVERIFY(sparse.resize(sparse.size() + kData)); // a hole: nothing cached until read
-        const qint64 size = sparse.size();
-        for (const char *command : {"sha256", "audit"}) {
-            const auto run = test::runInspectRaw({command, file});
+        const QByteArray file = path("sparse.safetensors"), changed = path("sparse-changed.safetensors");
+        qint64 size = 0;
+        for (const QByteArray &name : { file, changed }) {
+            QVERIFY(test::writeBytes(name.toStdString(),
+                test::rawFile(R"({"a":{"dtype":"U8","shape":[67108864],"data_offsets":[0,67108864]}})")));
+            QFile sparse(QFile::decodeName(name));
+            QVERIFY(sparse.resize(sparse.size() + kData)); // a hole: nothing cached until read
+            size = sparse.size();
+        }
+        {
+            QFile edit(QFile::decodeName(changed));
+            QVERIFY(edit.open(QIODevice::ReadWrite));
+            QVERIFY(edit.seek(size - 1));
+            QVERIFY(edit.putChar('\x01')); // the last element differs: pass 2 reads the pair
+        }
+        const std::vector<std::pair<QByteArrayList, QByteArrayList>> runs { // arguments, files scanned
+            { { "sha256", file }, { file } },
+            { { "audit", file }, { file } },
+            { { "diff", file, file }, { file } },
+            { { "diff", file, changed }, { file, changed } },
+        };
+        for (const auto &[arguments, scanned] : runs) {
+            const auto run = test::runInspectRaw(arguments);
             QVERIFY2(run.exitCode == 0 || run.exitCode == 1, run.err.constData());
-            const int fd = ::open(file.constData(), O_RDONLY);
-            QVERIFY(fd >= 0);
-            void *map = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_SHARED, fd, 0);
-            ::close(fd);
-            QVERIFY(map != MAP_FAILED);
-            const long page = ::sysconf(_SC_PAGESIZE);
-            std::vector<unsigned char> resident(static_cast<std::size_t>((size + page - 1) / page));
-            QCOMPARE(::mincore(map, static_cast<std::size_t>(size), resident.data()), 0);
-            ::munmap(map, static_cast<std::size_t>(size));
-            const auto cached = std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; });
-            QVERIFY2(cached < static_cast<long>(resident.size() / 10),
-                qPrintable(u"%1: %2 of %3 pages still cached"_s.arg(QLatin1String(command)).arg(cached).arg(resident.size())));
+            for (const QByteArray &name : scanned) {
+                const long cached = cachedPages(name, size);
+                QVERIFY(cached >= 0);
+                QVERIFY2(cached < size / ::sysconf(_SC_PAGESIZE) / 10,
+                    qPrintable(u"%1: %2 pages of %3 still cached"_s.arg(QString::fromUtf8(arguments.join(' ')))
+                                   .arg(cached)
+                                   .arg(QString::fromUtf8(name))));
+            }
         }
     }
 
 private:
+    // Pages of the first `size` bytes of `name` in the page cache.
+    static long cachedPages(const QByteArray &name, qint64 size)
+    {
+        const int fd = ::open(name.constData(), O_RDONLY);
+        if (fd < 0)
+            return -1;
+        void *map = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_SHARED, fd, 0);
+        ::close(fd);
+        if (map == MAP_FAILED)
+            return -1;
+        const long page = ::sysconf(_SC_PAGESIZE);
+        std::vector<unsigned char> resident(static_cast<std::size_t>((size + page - 1) / page));
+        const bool ok = ::mincore(map, static_cast<std::size_t>(size), resident.data()) == 0;
+        ::munmap(map, static_cast<std::size_t>(size));
+        return ok ? static_cast<long>(std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }))
+                  : -1;
+    }
+
     QByteArray path(const QByteArray &name) const { return QFile::encodeName(m_dir.path()) + '/' + name; }
     std::string raw(const std::string &name)
     {

@@ -17,13 +17,12 @@ namespace {
 constexpr PairStatus kListOrder[] = { PairStatus::Changed, PairStatus::DTypeChanged, PairStatus::ShapeChanged,
     PairStatus::OnlyInA, PairStatus::OnlyInB, PairStatus::Identical };
 
-const NameTree::Node kEmptyRoot {};
 const CompareTree::Counts kNoCounts {};
 
 } // namespace
 
 CompareModel::CompareModel(Side side, QObject *parent)
-    : QAbstractItemModel(parent)
+    : NameTreeModel(parent)
     , m_side(side)
 { }
 
@@ -99,21 +98,14 @@ QString CompareModel::countsText(const CompareTree::Counts &counts, bool withIde
     return parts.join(u" · "_s);
 }
 
-const NameTree::Node &CompareModel::node(const QModelIndex &index) const
+const NameTree *CompareModel::shownTree() const
 {
-    if (!m_result)
-        return kEmptyRoot;
-    return m_result->tree.node(nodeOf(index));
+    return m_result ? &m_result->tree.names : nullptr;
 }
 
 const CompareTree::Counts &CompareModel::counts(const QModelIndex &index) const
 {
     return m_result ? m_result->tree.countsOf(nodeOf(index)) : kNoCounts;
-}
-
-int CompareModel::nodeOf(const QModelIndex &index) const
-{
-    return index.isValid() ? static_cast<int>(index.internalId()) : 0;
 }
 
 const TensorPair *CompareModel::pairAt(const QModelIndex &index) const
@@ -131,12 +123,7 @@ const Checkpoint::Tensor *CompareModel::sideOf(const TensorPair &pair) const
 
 QModelIndex CompareModel::indexOfPath(const QString &fullName) const
 {
-    if (!m_result)
-        return {};
-    const int id = m_result->tree.find(fullName.toStdString());
-    if (id <= 0)
-        return {};
-    return createIndex(m_result->tree.node(id).row, 0, static_cast<quintptr>(id));
+    return m_result ? indexOfNode(m_result->tree.find(fullName.toStdString())) : QModelIndex();
 }
 
 QString CompareModel::fullPath(const QModelIndex &index) const
@@ -144,39 +131,9 @@ QString CompareModel::fullPath(const QModelIndex &index) const
     return m_result && index.isValid() ? toQString(m_result->tree.path(nodeOf(index))) : QString();
 }
 
-QModelIndex CompareModel::index(int row, int column, const QModelIndex &parent) const
-{
-    if (row < 0 || column < 0 || column >= ColumnCount)
-        return {};
-    const auto &children = node(parent).children;
-    if (static_cast<std::size_t>(row) >= children.size())
-        return {};
-    return createIndex(row, column, static_cast<quintptr>(children[static_cast<std::size_t>(row)]));
-}
-
-QModelIndex CompareModel::parent(const QModelIndex &child) const
-{
-    if (!child.isValid())
-        return {};
-    const int parent = node(child).parent;
-    if (parent <= 0)
-        return {};
-    return createIndex(m_result->tree.node(parent).row, 0, static_cast<quintptr>(parent));
-}
-
-int CompareModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.column() > 0 ? 0 : static_cast<int>(node(parent).children.size());
-}
-
 int CompareModel::columnCount(const QModelIndex &) const
 {
     return ColumnCount;
-}
-
-bool CompareModel::hasChildren(const QModelIndex &parent) const
-{
-    return rowCount(parent) > 0;
 }
 
 QVariant CompareModel::data(const QModelIndex &index, int role) const
@@ -278,16 +235,6 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
     default:
         return {};
     }
-}
-
-Qt::ItemFlags CompareModel::flags(const QModelIndex &index) const
-{
-    if (!index.isValid())
-        return Qt::NoItemFlags;
-    Qt::ItemFlags flags = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
-    if (!node(index).isGroup())
-        flags |= Qt::ItemNeverHasChildren;
-    return flags;
 }
 
 } // namespace stb

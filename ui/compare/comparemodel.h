@@ -2,7 +2,8 @@
 
 #include "core/compare/compareresult.h"
 
-#include <QAbstractItemModel>
+#include "ui/common/nametreemodel.h"
+
 #include <QColor>
 
 #include <memory>
@@ -14,7 +15,7 @@ namespace stb {
 // a compare window have the same rows in the same places. Tensor rows are tinted by status;
 // groups show their counts per status. Roles shared with TensorTreeModel (IsGroupRole,
 // FullPathRole, SortRole) let TensorFilterModel filter it by name.
-class CompareModel : public QAbstractItemModel {
+class CompareModel : public NameTreeModel {
     Q_OBJECT
 public:
     enum class Side { A, B };
@@ -34,8 +35,6 @@ public:
 
     // nullptr for a group or an invalid index.
     const TensorPair *pairAt(const QModelIndex &index) const;
-    // The tree node behind an index (0, the root, for an invalid one).
-    int nodeOf(const QModelIndex &index) const;
     QModelIndex indexOfPath(const QString &fullName) const;
     QString fullPath(const QModelIndex &index) const;
 
@@ -48,17 +47,14 @@ public:
     // identical count where something differs, to stay short.
     static QString countsText(const CompareTree::Counts &counts, bool withIdentical = true);
 
-    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
-    QModelIndex parent(const QModelIndex &child) const override;
-    int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
-    bool hasChildren(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-    Qt::ItemFlags flags(const QModelIndex &index) const override;
+
+protected:
+    const NameTree *shownTree() const override;
 
 private:
-    const NameTree::Node &node(const QModelIndex &index) const;
     const CompareTree::Counts &counts(const QModelIndex &index) const;
     const Checkpoint::Tensor *sideOf(const TensorPair &pair) const;
     QVariant displayData(const QModelIndex &index) const;

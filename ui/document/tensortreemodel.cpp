@@ -40,7 +40,7 @@ std::shared_ptr<const TensorTreeModel::Rows> TensorTreeModel::emptyRows(bool fla
 }
 
 TensorTreeModel::TensorTreeModel(QObject *parent)
-    : QAbstractItemModel(parent)
+    : NameTreeModel(parent)
     , m_rows(emptyRows(false))
 { }
 
@@ -117,11 +117,6 @@ const TensorTreeModel::Totals &TensorTreeModel::totalsOf(const QModelIndex &inde
     return m_rows->totals[static_cast<std::size_t>(nodeOf(index))];
 }
 
-int TensorTreeModel::nodeOf(const QModelIndex &index) const
-{
-    return index.isValid() ? static_cast<int>(index.internalId()) : 0;
-}
-
 const TensorInfo *TensorTreeModel::infoOf(const NameTree::Node &node) const
 {
     return node.isGroup() ? nullptr : m_checkpoint->tensors()[static_cast<std::size_t>(node.leaf)].info;
@@ -142,8 +137,7 @@ QModelIndex TensorTreeModel::indexOfTensor(const TensorInfo *info) const
     const auto &tensors = m_checkpoint->tensors();
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         if (tensors[i].info == info) {
-            const int id = m_rows->tree.nodeOfLeaf(i);
-            return createIndex(m_rows->tree.node(id).row, 0, static_cast<quintptr>(id));
+            return indexOfNode(m_rows->tree.nodeOfLeaf(i));
         }
     }
     return {};
@@ -151,12 +145,7 @@ QModelIndex TensorTreeModel::indexOfTensor(const TensorInfo *info) const
 
 QModelIndex TensorTreeModel::indexOfPath(const QString &fullName) const
 {
-    if (!m_checkpoint)
-        return {};
-    const int id = m_rows->tree.find(fullName.toStdString());
-    if (id <= NameTree::kRoot)
-        return {};
-    return createIndex(m_rows->tree.node(id).row, 0, static_cast<quintptr>(id));
+    return m_checkpoint ? indexOfNode(m_rows->tree.find(fullName.toStdString())) : QModelIndex();
 }
 
 QString TensorTreeModel::fullPath(const QModelIndex &index) const
@@ -223,41 +212,9 @@ QVariant TensorTreeModel::groupText(int column, const Totals &totals)
     }
 }
 
-QModelIndex TensorTreeModel::index(int row, int column, const QModelIndex &parent) const
-{
-    if (row < 0 || column < 0 || column >= ColumnCount)
-        return {};
-    const auto &children = node(parent).children;
-    if (static_cast<std::size_t>(row) >= children.size())
-        return {};
-    return createIndex(row, column, static_cast<quintptr>(children[static_cast<std::size_t>(row)]));
-}
-
-QModelIndex TensorTreeModel::parent(const QModelIndex &child) const
-{
-    if (!child.isValid())
-        return {};
-    const int parent = node(child).parent;
-    if (parent <= NameTree::kRoot)
-        return {};
-    return createIndex(m_rows->tree.node(parent).row, 0, static_cast<quintptr>(parent));
-}
-
-int TensorTreeModel::rowCount(const QModelIndex &parent) const
-{
-    if (parent.column() > 0)
-        return 0;
-    return static_cast<int>(node(parent).children.size());
-}
-
 int TensorTreeModel::columnCount(const QModelIndex &) const
 {
     return ColumnCount;
-}
-
-bool TensorTreeModel::hasChildren(const QModelIndex &parent) const
-{
-    return rowCount(parent) > 0;
 }
 
 QVariant TensorTreeModel::data(const QModelIndex &index, int role) const
@@ -360,16 +317,6 @@ QVariant TensorTreeModel::headerData(int section, Qt::Orientation orientation, i
     default:
         return {};
     }
-}
-
-Qt::ItemFlags TensorTreeModel::flags(const QModelIndex &index) const
-{
-    if (!index.isValid())
-        return Qt::NoItemFlags;
-    Qt::ItemFlags flags = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
-    if (!node(index).isGroup())
-        flags |= Qt::ItemNeverHasChildren;
-    return flags;
 }
 
 } // namespace stb

@@ -4,7 +4,8 @@
 #include "core/quant/quantview.h"
 #include "core/text/nametree.h"
 
-#include <QAbstractItemModel>
+#include "ui/common/nametreemodel.h"
+
 
 #include <cstdint>
 #include <functional>
@@ -17,7 +18,7 @@ namespace stb {
 // becomes model > layers > 3 > mlp > up_proj > weight), children in natural order (2 before 10),
 // or as a flat list of full names. Groups show the sums of everything below them. The model
 // holds the immutable checkpoint, so the names it points into live as long as it does.
-class TensorTreeModel : public QAbstractItemModel {
+class TensorTreeModel : public NameTreeModel {
     Q_OBJECT
 public:
     enum Column { NameColumn, DTypeColumn, ShapeColumn, ParametersColumn, SizeColumn, ColumnCount };
@@ -84,19 +85,15 @@ public:
     // parameters, the size. What the model shows, and a filter shows for what matches.
     static QVariant groupText(int column, const Totals &totals);
 
-    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
-    QModelIndex parent(const QModelIndex &child) const override;
-    int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
-    bool hasChildren(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
-    Qt::ItemFlags flags(const QModelIndex &index) const override;
+
+protected:
+    const NameTree *shownTree() const override { return &m_rows->tree; } // never null
 
 private:
     static std::shared_ptr<const Rows> emptyRows(bool flat);
-    int nodeOf(const QModelIndex &index) const;
-    const NameTree::Node &node(const QModelIndex &index) const { return m_rows->tree.node(nodeOf(index)); }
     const Totals &totalsOf(const QModelIndex &index) const;
     const TensorInfo *infoOf(const NameTree::Node &node) const;
     QVariant displayData(const QModelIndex &index) const;

@@ -5,6 +5,7 @@
 #include "core/stats/tensoranalyzer.h"
 #include "core/text/textformat.h"
 #include "ui/charts/histogramchart.h"
+#include "ui/common/panetitle.h"
 #include "ui/common/qtformat.h"
 #include "ui/common/statuscolors.h"
 
@@ -43,7 +44,7 @@ QString valueText(double value)
 HistogramPane::HistogramPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent)
     : QWidget(parent)
     , m_checkpoint(std::move(checkpoint))
-    , m_title(new QLabel(this))
+    , m_title(new PaneTitle(this))
     , m_bins(new QComboBox(this))
     , m_log(new QCheckBox(tr("Log scale"), this))
     , m_raw(new QCheckBox(tr("Raw codes"), this))
@@ -57,10 +58,6 @@ HistogramPane::HistogramPane(std::shared_ptr<const Checkpoint> checkpoint, QWidg
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 6, 8, 6);
     auto *top = new QHBoxLayout;
-    QFont bold = m_title->font();
-    bold.setBold(true);
-    m_title->setFont(bold);
-    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     top->addWidget(m_title, 1);
     top->addWidget(m_progress);
     top->addWidget(new QLabel(tr("Bins:"), this));
@@ -206,7 +203,7 @@ void HistogramPane::refresh()
     m_resume = false;
     m_shown = false;
     if (!m_tensor) {
-        m_title->clear();
+        m_title->setTitle({});
         showMessage(tr("Select a tensor to see the histogram of its values and their statistics."));
         return;
     }
@@ -232,7 +229,7 @@ void HistogramPane::refresh()
             title = tr("%1 — raw %2 codes").arg(shownName(info.name), m_scheme);
         }
     }
-    m_title->setText(title);
+    m_title->setTitle(title);
     if (const TensorAnalysis *cached = m_cache.find(&info, bins(), showsDequantized())) {
         showAnalysis(*cached);
         return;

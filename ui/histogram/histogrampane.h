@@ -22,6 +22,7 @@ class QToolButton;
 namespace stb {
 
 class HistogramChart;
+class PaneTitle;
 
 // The Histogram tab: the selected tensor's values as a histogram, with their statistics beside
 // it. The scan runs off the GUI thread with progress, is cancelled when the selection moves on
@@ -109,7 +110,7 @@ private:
     bool m_stale = false;
     JobTracker<TensorAnalysis> m_job;
 
-    QLabel *m_title;
+    PaneTitle *m_title;
     QComboBox *m_bins;
     QCheckBox *m_log;
     QCheckBox *m_raw;

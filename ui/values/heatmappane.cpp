@@ -1,6 +1,7 @@
 #include "ui/values/heatmappane.h"
 
 #include "core/quant/quantbadge.h"
+#include "ui/common/panetitle.h"
 #include "ui/common/qtformat.h"
 #include "ui/values/heatmapview.h"
 #include "ui/values/planeselector.h"
@@ -30,7 +31,7 @@ HeatmapPane::HeatmapPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *
     , m_checkpoint(std::move(checkpoint))
     , m_raw(new QCheckBox(tr("Raw codes"), this))
     , m_plane(new PlaneSelector(this))
-    , m_title(new QLabel(this))
+    , m_title(new PaneTitle(this))
     , m_range(new QComboBox(this))
     , m_zoomOut(new QToolButton(this))
     , m_progress(new QProgressBar(this))
@@ -40,16 +41,11 @@ HeatmapPane::HeatmapPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 6, 8, 6);
-    QFont bold = m_title->font();
-    bold.setBold(true);
-    m_title->setFont(bold);
-    m_title->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
     // The tensor and the controls on the first line, the region on a line of its own under it:
     // each one line at any width (a label that wrapped would change the map's height); the name
     // is elided in the middle rather than cut.
     auto *top = new QHBoxLayout;
     top->addWidget(m_title, 1);
-    m_title->installEventFilter(this); // elided again whenever its width changes
     auto *second = new QHBoxLayout;
     // Ignored: a long message must not widen the pane (a wider pane means a new summary).
     m_message->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -137,7 +133,7 @@ void HeatmapPane::reload()
         m_regions.clear();
         m_view->clear();
         m_progress->hide();
-        setTitle(tensor ? shownName(tensor->info->name) : QString());
+        m_title->setTitle(tensor ? shownName(tensor->info->name) : QString());
         m_message->setText(
             tensor ? tr("The tensor's bytes are not in the file") : tr("Select a tensor to see its heatmap"));
         return;
@@ -149,13 +145,13 @@ void HeatmapPane::reload()
     if (dequantized && !m_raw->isChecked()) {
         m_dequantized = dequantized;
         const QuantizedWeight &w = *dequantized->weight;
-        setTitle(tr("%1 — dequantized %2 %3")
-                     .arg(shownName(w.name), toQString(quantBadge(w)), shapeText(w.logicalShape)));
+        m_title->setTitle(tr("%1 — dequantized %2 %3")
+                              .arg(shownName(w.name), toQString(quantBadge(w)), shapeText(w.logicalShape)));
         m_plane->setShape(w.logicalShape);
     } else {
-        setTitle(tr("%1  %2 %3")
-                     .arg(shownName(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
-                         shapeText(tensor->info->shape)));
+        m_title->setTitle(tr("%1  %2 %3")
+                              .arg(shownName(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
+                                  shapeText(tensor->info->shape)));
         m_plane->setShape(tensor->info->shape);
     }
     planeChanged();
@@ -303,24 +299,9 @@ void HeatmapPane::applyRange()
     }
 }
 
-void HeatmapPane::setTitle(const QString &title)
-{
-    m_fullTitle = title;
-    m_title->setToolTip(title);
-    m_title->setText(
-        m_title->fontMetrics().elidedText(title, Qt::ElideMiddle, std::max(40, m_title->width())));
-}
-
-bool HeatmapPane::eventFilter(QObject *watched, QEvent *event)
-{
-    if (watched == m_title && event->type() == QEvent::Resize)
-        setTitle(m_fullTitle);
-    return QWidget::eventFilter(watched, event);
-}
-
 QString HeatmapPane::titleText() const
 {
-    return m_title->text();
+    return m_title->shownText();
 }
 
 QString HeatmapPane::messageText() const

@@ -22,6 +22,7 @@ class QToolButton;
 namespace stb {
 
 class HeatmapView;
+class PaneTitle;
 class PlaneSelector;
 
 // The Heatmap tab: the selected tensor (a 2-D plane of it; a 1-D tensor is a strip) summarised
@@ -66,7 +67,6 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent *event) override;
-    bool eventFilter(QObject *watched, QEvent *event) override;
     void showEvent(QShowEvent *event) override;
 
 private:
@@ -80,7 +80,6 @@ private:
     void showSummary(std::shared_ptr<const HeatmapSummary> summary);
     ColourRange rangeFor(const HeatmapSummary &summary) const;
     void applyRange();
-    void setTitle(const QString &title);
     QString cacheKey(const StridedView &view, std::uint32_t rows, std::uint32_t cols) const;
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
@@ -89,8 +88,7 @@ private:
     std::optional<DequantizedTensor> m_dequantized; // the shown tensor's, when its values are dequantized
     QCheckBox *m_raw;
     PlaneSelector *m_plane;
-    QLabel *m_title; // the tensor, elided to one line (a label that wraps would resize the map)
-    QString m_fullTitle;
+    PaneTitle *m_title; // one line: a title that wrapped would resize the map
     QComboBox *m_range;
     ColourRange m_shownRange = ColourRange::Symmetric;
     QToolButton *m_zoomOut;

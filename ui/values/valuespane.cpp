@@ -2,6 +2,7 @@
 
 #include "core/quant/quantbadge.h"
 #include "core/values/stridedview.h"
+#include "ui/common/panetitle.h"
 #include "ui/common/qtformat.h"
 #include "ui/values/planeselector.h"
 #include "ui/values/valuetablemodel.h"
@@ -30,7 +31,7 @@ namespace stb {
 ValuesPane::ValuesPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent)
     : QWidget(parent)
     , m_checkpoint(std::move(checkpoint))
-    , m_title(new QLabel(this))
+    , m_title(new PaneTitle(this))
     , m_raw(new QCheckBox(tr("Raw codes"), this))
     , m_plane(new PlaneSelector(this))
     , m_precision(new QSpinBox(this))
@@ -44,11 +45,6 @@ ValuesPane::ValuesPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pa
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 6, 8, 6);
     auto *top = new QHBoxLayout;
-    QFont bold = m_title->font();
-    bold.setBold(true);
-    m_title->setFont(bold);
-    m_title->setSizePolicy(
-        QSizePolicy::Ignored, QSizePolicy::Preferred); // a long name must not widen the pane
     top->addWidget(m_title, 1);
     m_raw->setToolTip(tr("A quantized weight's stored codes instead of its dequantized values"));
     m_raw->hide();
@@ -137,7 +133,7 @@ void ValuesPane::reload()
     m_raw->setVisible(dequantized.has_value());
     m_dequantized = m_raw->isChecked() ? std::nullopt : dequantized;
     if (!readable) {
-        m_title->setText(tensor
+        m_title->setTitle(tensor
                 ? tr("%1: the tensor's bytes are not in the file").arg(shownName(tensor->info->name))
                 : tr("Select a tensor to see its values"));
         m_plane->setShape({});
@@ -148,13 +144,13 @@ void ValuesPane::reload()
     if (dequantized) {
         const QuantizedWeight &w = *dequantized->weight;
         const QString badge = toQString(quantBadge(w));
-        m_title->setText(m_dequantized
+        m_title->setTitle(m_dequantized
                 ? tr("%1 — dequantized %2 %3").arg(shownName(w.name), badge, shapeText(w.logicalShape))
                 : tr("%1 — raw %2 codes, %3 %4")
                       .arg(shownName(tensor->info->name), badge, toQString(dtypeName(tensor->info->dtype)),
                           shapeText(tensor->info->shape)));
     } else {
-        m_title->setText(tr("%1  %2 %3")
+        m_title->setTitle(tr("%1  %2 %3")
                              .arg(shownName(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
                                  shapeText(tensor->info->shape)));
     }

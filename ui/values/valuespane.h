@@ -21,6 +21,7 @@ class QToolButton;
 
 namespace stb {
 
+class PaneTitle;
 class PlaneSelector;
 class ValueTableModel;
 
@@ -88,7 +89,7 @@ private:
     const Checkpoint::Tensor *m_tensor = nullptr;
     std::shared_ptr<const QuantView> m_quant;
     std::optional<DequantizedTensor> m_dequantized; // the shown tensor's, when its values are dequantized
-    QLabel *m_title;
+    PaneTitle *m_title;
     QCheckBox *m_raw;
     PlaneSelector *m_plane;
     QSpinBox *m_precision;
