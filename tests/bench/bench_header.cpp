@@ -42,6 +42,7 @@ std::vector<TensorSpec> manyTensors(std::size_t count)
 
 int main(int argc, char **argv)
 {
+    stb::bench::printKernels();
     const std::string folder = argc > 1 ? argv[1] : "/tmp";
     const std::string path = folder + "/bench-100k.safetensors";
     const std::size_t count = 100'000;

@@ -1,10 +1,13 @@
 #pragma once
 
+#include "core/stats/kernels/kernelchoice.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <span>
 #include <string>
@@ -25,6 +28,15 @@ template<typename Fn> double medianMs(int runs, Fn &&fn)
     }
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
+}
+
+// Which statistics kernels run and on how many cores, printed first by every benchmark so that
+// each number says what produced it (STB_KERNELS=portable forces the portable kernels).
+inline void printKernels()
+{
+    std::printf("kernels: %s (STB_KERNELS=%s), %u hardware threads\n", stb::kernels::activeKernelName(),
+        std::getenv("STB_KERNELS") ? std::getenv("STB_KERNELS") : "unset",
+        std::max(1u, std::thread::hardware_concurrency()));
 }
 
 // Runs a shell command and returns its standard output.
