@@ -291,6 +291,11 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
         }
         AnalysisOptions one = options;
         one.threads = useThreads;
+        // What was in the page cache stays there (see releaseScanned).
+        const bool release = t.info->byteLength() >= kReleaseBytes;
+        const std::uint64_t fileOffset = file->header().fileOffset(*t.info);
+        const auto residentBefore
+            = release ? file->mapping().residentPages(fileOffset, t.info->byteLength()) : std::vector<unsigned char>();
         std::uint64_t reported = 0;
         const auto progressShare = [&](std::uint64_t d, std::uint64_t all) {
             // Two passes count twice: report the share of this tensor.
@@ -311,8 +316,8 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
         // Read once (duplicates are confirmed later from the few candidates): let the pages go,
         // so auditing a file larger than memory leaves the page cache to others. Small tensors
         // are left alone: releasing costs a system call or three.
-        if (t.info->byteLength() >= kReleaseBytes)
-            file->mapping().releaseScanned(file->header().fileOffset(*t.info), t.info->byteLength());
+        if (release)
+            file->mapping().releaseScanned(fileOffset, t.info->byteLength(), residentBefore);
     };
 
     // Large tensors first, one at a time with every thread.
