@@ -2,6 +2,7 @@
 #include "core/stats/kernels/portable.h"
 
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/prefetch.h"
 #include "core/stats/kernels/scalar.h"
 
 #include <cfloat>
@@ -84,6 +85,7 @@ void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsA
     std::uint64_t finite = 0, zeros = 0;
     std::uint64_t i = 0;
     for (; i + kBlock <= n; i += kBlock) {
+        prefetchAhead(p + 4 * i, 4 * kBlock);
         BlockMoments b;
         if (momentsBlock(p + 4 * i, shift, b)) {
             sum += b.sum;
@@ -208,6 +210,7 @@ bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const B
     std::uint32_t far = 0;
     std::uint64_t i = 0;
     for (; i + kBlock <= n; i += kBlock) {
+        prefetchAhead(p + 4 * i, 4 * kBlock);
         std::uint32_t blockCounts[kMaxVectorBins + 1] = {}, blockFar = 0;
         if (thresholdBlock(p + 4 * i, th, blockCounts, blockFar)) {
             for (unsigned t = 0; t < th.count; ++t)
