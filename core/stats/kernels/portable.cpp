@@ -38,10 +38,10 @@ bool momentsBlock(const std::byte *p, double shift, BlockMoments &out)
     const D4 k = { shift, shift, shift, shift };
     D4 s0 = {}, s1 = {}, q0 = {}, q1 = {};
     F8 mn = { INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY };
-    F8 mx = -mn, am = {}, zeros = {};
+    F8 mx = -mn, am = {};
+    I8 zeros = {};
     const I8 absMask
         = { 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF };
-    const F8 one = { 1, 1, 1, 1, 1, 1, 1, 1 };
     for (std::size_t i = 0; i < kBlock; i += 8) {
         F8 x;
         std::memcpy(&x, p + 4 * i, sizeof x);
@@ -49,7 +49,7 @@ bool momentsBlock(const std::byte *p, double shift, BlockMoments &out)
         mx = x > mx ? x : mx;
         const F8 a = reinterpret_cast<F8>(reinterpret_cast<I8>(x) & absMask);
         am = a > am ? a : am;
-        zeros += reinterpret_cast<F8>((x == 0) & reinterpret_cast<I8>(one));
+        zeros -= x == 0; // -1 where true
         const D4 lo = __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1, 2, 3), D4) - k;
         const D4 hi = __builtin_convertvector(__builtin_shufflevector(x, x, 4, 5, 6, 7), D4) - k;
         s0 += lo;
@@ -156,17 +156,18 @@ STB_VECTOR_CLONES
 bool thresholdBlock(
     const std::byte *p, const BinThresholds &th, std::uint32_t *counts, std::uint32_t &outliers)
 {
-    F8 c[kMaxVectorBins + 1] = {};
-    F8 far = {}, check = {};
-    const F8 one = { 1, 1, 1, 1, 1, 1, 1, 1 };
-    const I8 oneBits = reinterpret_cast<I8>(one);
+    // Integer lane counters: a compare gives -1 where true, so subtracting it counts in one
+    // operation (masking 1.0f and adding took two: a quarter of the loop's work).
+    I8 c[kMaxVectorBins + 1] = {};
+    I8 far = {};
+    F8 check = {};
     for (std::size_t i = 0; i < kBlock; i += 8) {
         F8 x;
         std::memcpy(&x, p + 4 * i, sizeof x);
         check += x - x; // NaN for NaN and Inf
         for (unsigned t = 0; t < th.count; ++t)
-            c[t] += reinterpret_cast<F8>((x >= th.at[t]) & oneBits);
-        far += reinterpret_cast<F8>(((x >= th.outlierAbove) | (x <= th.outlierBelow)) & oneBits);
+            c[t] -= x >= th.at[t];
+        far -= (x >= th.outlierAbove) | (x <= th.outlierBelow);
     }
     float checked = 0;
     for (int l = 0; l < 8; ++l)
@@ -174,15 +175,15 @@ bool thresholdBlock(
     if (checked != 0)
         return false;
     for (unsigned t = 0; t < th.count; ++t) {
-        float total = 0;
+        std::uint32_t total = 0;
         for (int l = 0; l < 8; ++l)
-            total += c[t][l];
-        counts[t] += static_cast<std::uint32_t>(total);
+            total += static_cast<std::uint32_t>(c[t][l]);
+        counts[t] += total;
     }
-    float total = 0;
+    std::uint32_t total = 0;
     for (int l = 0; l < 8; ++l)
-        total += far[l];
-    outliers += static_cast<std::uint32_t>(total);
+        total += static_cast<std::uint32_t>(far[l]);
+    outliers += total;
     return true;
 }
 
