@@ -4,11 +4,18 @@
 # diff and header benchmarks run once per family of statistics kernels the CPU can run
 # (STB_KERNELS=auto, and =portable on an AVX-512 CPU, so both are measured on one machine); a
 # summary of issue 16's ratios, each with the kernels that ran, ends the output.
+#   STB_BENCH_DIR=FOLDER    keep the generated data there (reused by the next run)
+#   STB_BENCHMARKS="..."    only these benchmarks (e.g. "bench_audit bench_compare bench_header")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
 cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTB_BUILD_TESTS=OFF -DSTB_BUILD_GUI=ON -DSTB_BUILD_BENCHMARKS=ON >/dev/null
-cmake --build build-bench -j "$(nproc)"
+# STB_BENCHMARKS="bench_audit bench_header" builds and runs only those.
+if [ -n "${STB_BENCHMARKS:-}" ]; then
+  cmake --build build-bench -j "$(nproc)" --target safetensors-inspect $STB_BENCHMARKS
+else
+  cmake --build build-bench -j "$(nproc)"
+fi
 # Generated data goes to a scratch folder removed at the end, or to STB_BENCH_DIR, which is
 # created if needed and never removed (the benchmarks write only their own files into it, and
 # bench_audit reuses its checkpoint when it is there).
@@ -44,6 +51,9 @@ summary="$work/summary.txt"
 for bench in build-bench/tests/bench/bench_*; do
   [ -f "$bench" ] && [ -x "$bench" ] || continue   # skip CMake's autogen folders
   name=$(basename "$bench")
+  if [ -n "${STB_BENCHMARKS:-}" ] && [[ " $STB_BENCHMARKS " != *" $name "* ]]; then
+    continue
+  fi
   case "$name" in
     bench_audit|bench_compare|bench_header) runs=("${families[@]}") ;;
     *) runs=(auto) ;;
