@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <span>
 #include <string>
@@ -37,6 +38,26 @@ inline void printKernels()
     std::printf("kernels: %s (STB_KERNELS=%s), %u hardware threads\n", stb::kernels::activeKernelName(),
         std::getenv("STB_KERNELS") ? std::getenv("STB_KERNELS") : "unset",
         std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// Median CPU time in milliseconds of the calling thread over `runs` calls of fn: on a machine
+// shared with other work, wall time counts the time slices others took; this does not (fn must
+// run on the calling thread).
+template<typename Fn> double medianThreadCpuMs(int runs, Fn &&fn)
+{
+    auto now = [] {
+        timespec t {};
+        ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+    };
+    std::vector<double> times;
+    for (int i = 0; i < runs; ++i) {
+        const double start = now();
+        fn();
+        times.push_back(now() - start);
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
 }
 
 // Runs a shell command and returns its standard output.
