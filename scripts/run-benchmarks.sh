@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
 # Builds the benchmark programs (Release) and runs them on generated data in a scratch folder.
-# Each prints its numbers and the ratio against a baseline measured in the same run.
+# Each prints its numbers and the ratio against a baseline measured in the same run. The audit,
+# diff and header benchmarks run once per family of statistics kernels the CPU can run
+# (STB_KERNELS=auto, and =portable on an AVX-512 CPU, so both are measured on one machine); a
+# summary of issue 16's ratios, each with the kernels that ran, ends the output.
+#   STB_BENCH_DIR=FOLDER    keep the generated data there (reused by the next run)
+#   STB_BENCHMARKS="..."    only these benchmarks (e.g. "bench_audit bench_compare bench_header")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
 cmake -S . -B build-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTB_BUILD_TESTS=OFF -DSTB_BUILD_GUI=ON -DSTB_BUILD_BENCHMARKS=ON >/dev/null
-cmake --build build-bench -j "$(nproc)"
+# STB_BENCHMARKS="bench_audit bench_header" builds and runs only those.
+if [ -n "${STB_BENCHMARKS:-}" ]; then
+  cmake --build build-bench -j "$(nproc)" --target safetensors-inspect $STB_BENCHMARKS
+else
+  cmake --build build-bench -j "$(nproc)"
+fi
 # Generated data goes to a scratch folder removed at the end, or to STB_BENCH_DIR, which is
 # created if needed and never removed (the benchmarks write only their own files into it, and
 # bench_audit reuses its checkpoint when it is there).
@@ -16,8 +26,46 @@ else
   work=$(mktemp -d /tmp/stb-bench.XXXXXX)
   trap 'rm -rf "$work"' EXIT
 fi
+
+# The reference reader for `check`: the differential test's oracle (serde + serde_json with the
+# reference's rules, built offline from Debian's crates by tests/differential/run.sh), when a
+# test build already made it. Never built here: it is optional.
+for oracle in build/tests/differential/target/release/oracle build-*/tests/differential/target/release/oracle; do
+  if [ -x "$oracle" ]; then
+    export STB_REFERENCE_READER="$PWD/$oracle"
+    break
+  fi
+done
+
+avx512=$(grep -c avx512f /proc/cpuinfo || true)
+echo "CPU: $(nproc) hardware threads; $avx512 of them report avx512f"
+if [ "$avx512" -gt 0 ]; then
+  families=(auto portable)
+else
+  families=(auto)
+  echo "No AVX-512 here: the portable kernels are the only ones this CPU runs, so each benchmark runs once."
+fi
+
+summary="$work/summary.txt"
+: > "$summary"
 for bench in build-bench/tests/bench/bench_*; do
   [ -f "$bench" ] && [ -x "$bench" ] || continue   # skip CMake's autogen folders
-  echo "== $(basename "$bench")"
-  "$bench" "$work"
+  name=$(basename "$bench")
+  if [ -n "${STB_BENCHMARKS:-}" ] && [[ " $STB_BENCHMARKS " != *" $name "* ]]; then
+    continue
+  fi
+  case "$name" in
+    bench_audit|bench_compare|bench_header) runs=("${families[@]}") ;;
+    *) runs=(auto) ;;
+  esac
+  for family in "${runs[@]}"; do
+    echo "== $name (STB_KERNELS=$family)"
+    STB_KERNELS=$family "$bench" "$work" | tee "$work/$name-$family.out"
+    # The issue-16 ratio lines, with the kernels line of the same run.
+    kernels=$(grep -m1 '^kernels:' "$work/$name-$family.out" | cut -d' ' -f2 || true)
+    grep '^issue 16' "$work/$name-$family.out" | sed "s/^/[$kernels] /" >> "$summary" || true
+  done
 done
+echo
+echo "== issue 16 ratios (each against a baseline measured in the same run; $(nproc) hardware threads)"
+cat "$summary"

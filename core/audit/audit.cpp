@@ -289,6 +289,8 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
         }
         AnalysisOptions one = options;
         one.threads = useThreads;
+        // What was in the page cache before stays there.
+        const ScannedPages pages(file->mapping(), file->tensorBytes(*t.info));
         std::uint64_t reported = 0;
         const auto progressShare = [&](std::uint64_t d, std::uint64_t all) {
             // Two passes count twice: report the share of this tensor.
@@ -307,9 +309,8 @@ std::optional<std::vector<std::optional<TensorAnalysis>>> analyzeTensors(const C
         report(t.info->byteLength() - reported);
         analyses[k] = std::move(*analysis);
         // Read once (duplicates are confirmed later from the few candidates): let the pages go,
-        // so auditing a file larger than memory leaves the page cache to others (small tensors
-        // are left alone).
-        releaseScannedBytes(file->mapping(), file->tensorBytes(*t.info));
+        // so auditing a file larger than memory leaves the page cache to others.
+        pages.release();
     };
 
     // Large tensors first, one at a time with every thread.

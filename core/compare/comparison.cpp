@@ -7,6 +7,7 @@
 #include "core/quant/dequantizer.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -122,14 +123,6 @@ struct PairData {
     std::uint64_t elements = 0; // logical elements
     const Dequantizer *dequantizerA = nullptr, *dequantizerB = nullptr;
     const MappedFile *fileA = nullptr, *fileB = nullptr; // the mappings `a` and `b` lie in
-
-    // The pair is read for the last time: its pages go, so diffing checkpoints larger than
-    // memory leaves the page cache to others.
-    void release() const
-    {
-        releaseScannedBytes(*fileA, a);
-        releaseScannedBytes(*fileB, b);
-    }
 };
 
 // The decoders of one side's quantized weights by tensor index of their codes (the comparison
@@ -200,21 +193,50 @@ std::vector<Chunk> chunksOf(const std::vector<std::size_t> &pairs, const std::ve
     return chunks;
 }
 
-// Chunks still to run per pair, counted down from any worker: the worker that finishes a pair's
-// last chunk learns it (to release the pair's pages once nothing reads them any more).
-class PairCountdown {
+// The pairs' pages (ScannedPages): noted when a pair's first chunk starts, given back when the
+// last chunk that reads it ends, so diffing checkpoints larger than memory leaves the page cache
+// to others and keeps what was cached before. Only pairs being read, and changed pairs between
+// the two passes, hold a note (a byte per page), not every pair at once.
+class PairPages {
 public:
-    explicit PairCountdown(std::size_t pairs, const std::vector<Chunk> &chunks)
-        : m_left(pairs)
+    explicit PairPages(const std::vector<PairData> &data)
+        : m_data(data)
+        , m_left(data.size())
+        , m_started(data.size())
+        , m_pages(data.size())
+    { }
+    // A pass is about to run these chunks.
+    void expect(const std::vector<Chunk> &chunks)
     {
         for (const Chunk &c : chunks)
             m_left[c.pair].fetch_add(1, std::memory_order_relaxed);
     }
-    // True for the call that ends `pair`'s last chunk.
-    bool finish(std::size_t pair) { return m_left[pair].fetch_sub(1, std::memory_order_acq_rel) == 1; }
+    // Before reading a chunk of `pair`. (A chunk that starts while the first is still taking the
+    // note may find its own pages there: they are then kept, which is harmless.)
+    void start(std::size_t pair)
+    {
+        if (!m_started[pair].exchange(true, std::memory_order_relaxed)) {
+            const PairData &d = m_data[pair];
+            m_pages[pair] = { ScannedPages(*d.fileA, d.a), ScannedPages(*d.fileB, d.b) };
+        }
+    }
+    // After reading a chunk of `pair`. On the pass's last chunk of it, the pages go unless
+    // `readAgain` (the next pass reads the pair too; its note is kept for then). Each chunk's end
+    // follows its start, so the last one sees the note.
+    void finish(std::size_t pair, bool readAgain)
+    {
+        if (m_left[pair].fetch_sub(1, std::memory_order_acq_rel) != 1 || readAgain)
+            return;
+        for (const ScannedPages &pages : m_pages[pair])
+            pages.release();
+        m_pages[pair] = {};
+    }
 
 private:
-    std::vector<std::atomic<std::uint32_t>> m_left;
+    const std::vector<PairData> &m_data;
+    std::vector<std::atomic<std::uint32_t>> m_left; // chunks still to end
+    std::vector<std::atomic<bool>> m_started;
+    std::vector<std::array<ScannedPages, 2>> m_pages;
 };
 
 } // namespace
@@ -357,11 +379,11 @@ private:
 // Pass 1: which pairs of plan.byteCompare differ in a byte. Identical tensors cost this and
 // nothing more. nullopt when cancelled or a file vanished.
 std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair> &pairs,
-    const ReadPlan &plan, unsigned threads, std::stop_token stop, ProgressCounter &progress)
+    const ReadPlan &plan, unsigned threads, std::stop_token stop, ProgressCounter &progress, PairPages &pages)
 {
     const std::vector<Chunk> chunks = chunksOf(plan.byteCompare, plan.data);
     std::vector<std::atomic<bool>> differs(pairs.size());
-    PairCountdown left(pairs.size(), chunks);
+    pages.expect(chunks);
     const bool done = parallelFor(
         chunks.size(), threads,
         [&](std::uint64_t c, unsigned) {
@@ -369,14 +391,14 @@ std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair
             const auto &d = plan.data[chunk.pair];
             const unsigned bits = dtypeBits(pairs[chunk.pair].a->info->dtype);
             const std::uint64_t begin = chunk.first * bits / 8, end = (chunk.first + chunk.n) * bits / 8;
+            pages.start(chunk.pair);
             const auto equal = guardedEqual(d.a.subspan(begin, end - begin), d.b.subspan(begin, end - begin));
             if (!equal)
                 return false;
             if (!*equal)
                 differs[chunk.pair].store(true, std::memory_order_relaxed);
             // An identical pair is done with; one that differs is read again by pass 2.
-            if (left.finish(chunk.pair) && !differs[chunk.pair].load(std::memory_order_relaxed))
-                d.release();
+            pages.finish(chunk.pair, differs[chunk.pair].load(std::memory_order_relaxed));
             progress.add(2 * (end - begin));
             return true;
         },
@@ -393,26 +415,26 @@ std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair
 // vanished.
 bool measureValues(std::vector<TensorPair> &pairs, const ReadPlan &plan,
     const std::vector<std::size_t> &measure, const CompareOptions &options, unsigned threads,
-    std::stop_token stop, ProgressCounter &progress)
+    std::stop_token stop, ProgressCounter &progress, PairPages &pages)
 {
     const std::vector<Chunk> chunks = chunksOf(measure, plan.data);
     std::vector<DiffSums> sums(chunks.size());
     std::vector<Buffers> buffers(threads);
-    PairCountdown left(pairs.size(), chunks);
+    pages.expect(chunks);
     const bool done = parallelFor(
         chunks.size(), threads,
         [&](std::uint64_t c, unsigned worker) {
             const Chunk &chunk = chunks[c];
             const auto &pair = pairs[chunk.pair];
             const auto &d = plan.data[chunk.pair];
+            pages.start(chunk.pair);
             if (!runGuarded([&] {
                     measureChunk({ pair.a->info->dtype, d.a.data(), d.dequantizerA },
                         { pair.b->info->dtype, d.b.data(), d.dequantizerB }, chunk.first, chunk.n,
                         options.atol, options.rtol, buffers[worker], sums[c]);
                 }))
                 return false;
-            if (left.finish(chunk.pair))
-                d.release();
+            pages.finish(chunk.pair, false);
             progress.add(d.elements ? (d.a.size() + d.b.size()) * chunk.n / d.elements : 0);
             return true;
         },
@@ -465,7 +487,8 @@ std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoi
     ProgressCounter counter(progress, total);
     const unsigned threads = threadCount(options.threads);
 
-    const auto differs = findDifferentBytes(result.pairs, plan, threads, stop, counter);
+    PairPages pages(plan.data);
+    const auto differs = findDifferentBytes(result.pairs, plan, threads, stop, counter, pages);
     if (!differs)
         return std::nullopt;
     // Pass 2 measures the tensors whose bytes differ, those whose dtype changed, and quantized
@@ -479,7 +502,7 @@ std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoi
             counter.add(0, plan.data[p].a.size() + plan.data[p].b.size());
         }
     }
-    if (!measureValues(result.pairs, plan, measure, options, threads, stop, counter))
+    if (!measureValues(result.pairs, plan, measure, options, threads, stop, counter, pages))
         return std::nullopt;
     for (std::size_t p : plan.quantCompare) {
         TensorPair &pair = result.pairs[p];

@@ -19,11 +19,13 @@ std::optional<std::string> sha256Hex(const MappedFile &file, std::stop_token sto
         if (stop.stop_requested())
             return std::nullopt;
         const auto chunk = file.slice(offset, kChunk);
+        const auto residentBefore = file.residentPages(offset, chunk.size());
         bool updated = false;
         if (!runGuarded([&] { updated = EVP_DigestUpdate(context.get(), chunk.data(), chunk.size()) == 1; })
             || !updated)
             return std::nullopt;
-        file.releaseScanned(offset, chunk.size()); // one pass: keep the page cache for others
+        // One pass: keep the page cache for others, and what was cached before as it was.
+        file.releaseScanned(offset, chunk.size(), residentBefore);
         if (progress)
             progress(offset + chunk.size(), file.size());
     }

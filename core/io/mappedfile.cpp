@@ -115,11 +115,21 @@ void MappedFile::adviseSequential(std::uint64_t offset, std::uint64_t length) co
     ::madvise(reinterpret_cast<void *>(start), end - start, MADV_SEQUENTIAL);
 }
 
-} // namespace stb
+std::vector<unsigned char> MappedFile::residentPages(std::uint64_t offset, std::uint64_t length) const
+{
+    if (offset >= m_size || length == 0)
+        return {};
+    length = std::min(length, m_size - offset);
+    const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t begin = offset / page * page;
+    std::vector<unsigned char> resident((offset + length - begin + page - 1) / page);
+    if (::mincore(const_cast<std::byte *>(m_data) + begin, offset + length - begin, resident.data()) != 0)
+        return {};
+    return resident;
+}
 
-namespace stb {
-
-void MappedFile::releaseScanned(std::uint64_t offset, std::uint64_t length) const
+void MappedFile::releaseScanned(std::uint64_t offset, std::uint64_t length,
+                                std::span<const unsigned char> residentBefore) const
 {
     if (offset >= m_size)
         return;
@@ -131,15 +141,35 @@ void MappedFile::releaseScanned(std::uint64_t offset, std::uint64_t length) cons
     const std::uint64_t end = offset + length == m_size ? m_size : (offset + length) / page * page;
     if (end <= begin)
         return;
-    ::madvise(const_cast<std::byte *>(m_data) + begin, end - begin, MADV_DONTNEED);
-    const int fd = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return;
-    struct stat st;
-    if (::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_dev) == m_device
-        && static_cast<std::uint64_t>(st.st_ino) == m_inode)
-        ::posix_fadvise(fd, static_cast<off_t>(begin), static_cast<off_t>(end - begin), POSIX_FADV_DONTNEED);
-    ::close(fd);
+    // Runs of pages that were not resident before the scan (all of them without a snapshot).
+    const std::uint64_t firstPage = offset / page; // residentBefore[0]
+    auto wasResident = [&](std::uint64_t at) {
+        const std::uint64_t k = at / page - firstPage;
+        return k < residentBefore.size() && (residentBefore[k] & 1);
+    };
+    int fd = -1;
+    bool sameFile = false;
+    for (std::uint64_t at = begin; at < end;) {
+        if (wasResident(at)) {
+            at += page;
+            continue;
+        }
+        std::uint64_t runEnd = at;
+        while (runEnd < end && !wasResident(runEnd))
+            runEnd = std::min(end, runEnd + page);
+        ::madvise(const_cast<std::byte *>(m_data) + at, runEnd - at, MADV_DONTNEED);
+        if (fd < 0) {
+            fd = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+            struct stat st;
+            sameFile = fd >= 0 && ::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_dev) == m_device
+                && static_cast<std::uint64_t>(st.st_ino) == m_inode;
+        }
+        if (sameFile)
+            ::posix_fadvise(fd, static_cast<off_t>(at), static_cast<off_t>(runEnd - at), POSIX_FADV_DONTNEED);
+        at = runEnd;
+    }
+    if (fd >= 0)
+        ::close(fd);
 }
 
 } // namespace stb

@@ -5,6 +5,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace stb {
 
@@ -42,12 +43,22 @@ public:
     std::int64_t currentSizeOnDisk() const;
     // Tells the kernel the bytes will be read in order (read-ahead), or only here and there.
     void adviseSequential(std::uint64_t offset, std::uint64_t length) const;
+    // Which pages of [offset, offset + length) sit in the page cache now (mincore), one byte
+    // per page from the page holding `offset`, bit 0 set when resident: taken before a one-pass
+    // scan and handed to releaseScanned after it. Empty when the kernel cannot tell. (Where the
+    // kernel reports only this process's mapped pages, a file neither owned nor writable, pages
+    // cached but not mapped here look absent: they are then released as without a snapshot.)
+    std::vector<unsigned char> residentPages(std::uint64_t offset, std::uint64_t length) const;
     // Tells the kernel a one-pass scan is done with the whole pages inside [offset, offset +
     // length): they leave this mapping (MADV_DONTNEED) and, where no other process maps them,
     // the page cache (POSIX_FADV_DONTNEED on the file, reopened and recognised by its inode), so
     // hashing or auditing a file larger than memory does not evict the user's working set.
-    // Reading the range again costs a re-read from disk. Safe at any time from any thread.
-    void releaseScanned(std::uint64_t offset, std::uint64_t length) const;
+    // Pages marked resident in `residentBefore` (residentPages of the same range, taken before
+    // the scan) are left alone: a file that was in the page cache stays there, so auditing it
+    // twice reads memory twice, not the disk. Reading a released range again costs a re-read
+    // from disk. Safe at any time from any thread.
+    void releaseScanned(std::uint64_t offset, std::uint64_t length,
+                        std::span<const unsigned char> residentBefore = {}) const;
 
 private:
     MappedFile() = default;

@@ -17,7 +17,7 @@ void scanValues(DType dtype, const std::byte *data, std::uint64_t first, std::ui
     case DType::F32:
         if (avx512::enabled())
             return scanAvx512(dtype, data, first, n, acc, ranges);
-        return scanF32(data, first, n, acc);
+        return scanF32(data, first, n, acc, ranges);
     case DType::BF16:
         if (avx512::enabled())
             return scanAvx512(dtype, data, first, n, acc, ranges);
@@ -50,7 +50,7 @@ void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uin
     case DType::F32:
         if (plan.avx512 != BinPlan::Avx512::No)
             return binAvx512(dtype, data, first, n, plan, bins, outliers, ranges);
-        if (binF32(data, first, n, plan, bins, outliers))
+        if (binF32(data, first, n, plan, bins, outliers, ranges))
             return;
         if (plan.indexed)
             return binF32ByIndex(data, first, n, plan, bins, outliers);

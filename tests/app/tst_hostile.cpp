@@ -410,6 +410,34 @@ private slots:
         }
     }
 
+    // ...and keep what was cached before they ran: a file read just before (a user's working
+    // set) is still in the page cache after sha256, audit or diff of it.
+    void scansKeepCachedPages()
+    {
+        constexpr qint64 kData = 32 << 20;
+        const QByteArray file = path("cached.safetensors");
+        QVERIFY(test::writeBytes(file.toStdString(),
+            test::rawFile(R"({"a":{"dtype":"U8","shape":[33554432],"data_offsets":[0,33554432]}})")));
+        QFile sparse(QFile::decodeName(file));
+        QVERIFY(sparse.resize(sparse.size() + kData));
+        const qint64 size = sparse.size();
+        const long pages = size / ::sysconf(_SC_PAGESIZE);
+        for (const QByteArrayList &arguments :
+            { QByteArrayList { "sha256", file }, { "audit", file }, { "diff", file, file } }) {
+            QVERIFY(sparse.open(QIODevice::ReadOnly));
+            QCOMPARE(sparse.readAll().size(), size); // now every page is cached
+            sparse.close();
+            QVERIFY(cachedPages(file, size) > pages * 9 / 10);
+            const auto run = test::runInspectRaw(arguments);
+            QVERIFY2(run.exitCode == 0 || run.exitCode == 1, run.err.constData());
+            const long cached = cachedPages(file, size);
+            QVERIFY2(cached > pages * 9 / 10,
+                qPrintable(u"%1: %2 of %3 pages left cached"_s.arg(QString::fromUtf8(arguments.join(' ')))
+                               .arg(cached)
+                               .arg(pages)));
+        }
+    }
+
 private:
     // Pages of the first `size` bytes of `name` in the page cache.
     static long cachedPages(const QByteArray &name, qint64 size)

@@ -5,6 +5,7 @@
 // anonymous memory before and after.
 //   bench_gui [FOLDER]     (offscreen unless DISPLAY is set)
 #include "benchdata.h"
+#include "benchutil.h"
 
 #include "core/format/writer.h"
 #include "ui/document/checkpointview.h"
@@ -74,6 +75,7 @@ void openAndWait(MainWindow &window, const std::string &path)
 
 int main(int argc, char **argv)
 {
+    stb::bench::printKernels();
     const auto start = std::chrono::steady_clock::now();
     if (!qEnvironmentVariableIsSet("DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");

@@ -48,6 +48,7 @@ std::vector<TensorInfo> moeNames(int layers, int experts)
 
 int main()
 {
+    stb::bench::printKernels();
     const auto infos = moeNames(94, 128);
     std::vector<const TensorInfo *> pointers;
     for (const auto &info : infos)

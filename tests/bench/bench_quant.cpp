@@ -124,6 +124,7 @@ std::vector<TensorSpec> specsFor(std::uint64_t r, std::uint64_t c)
 
 int main(int argc, char **argv)
 {
+    stb::bench::printKernels();
     if (argc < 2) {
         std::fprintf(stderr, "usage: bench_quant FOLDER [ROWS COLS]\n");
         return 2;

@@ -84,6 +84,7 @@ print(time.perf_counter() - t0)
 
 int main(int argc, char **argv)
 {
+    stb::bench::printKernels();
     if (argc < 2) {
         std::fprintf(stderr, "usage: bench_values FOLDER\n");
         return 2;

@@ -1,10 +1,14 @@
 #pragma once
 
+#include "core/stats/kernels/kernelchoice.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <span>
 #include <string>
@@ -22,6 +26,35 @@ template<typename Fn> double medianMs(int runs, Fn &&fn)
         fn();
         times.push_back(
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+// Which statistics kernels run and on how many cores, printed first by every benchmark so that
+// each number says what produced it (STB_KERNELS=portable forces the portable kernels).
+inline void printKernels()
+{
+    std::printf("kernels: %s (STB_KERNELS=%s), %u hardware threads\n", stb::kernels::activeKernelName(),
+        std::getenv("STB_KERNELS") ? std::getenv("STB_KERNELS") : "unset",
+        std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// Median CPU time in milliseconds of the calling thread over `runs` calls of fn: on a machine
+// shared with other work, wall time counts the time slices others took; this does not (fn must
+// run on the calling thread).
+template<typename Fn> double medianThreadCpuMs(int runs, Fn &&fn)
+{
+    auto now = [] {
+        timespec t {};
+        ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+    };
+    std::vector<double> times;
+    for (int i = 0; i < runs; ++i) {
+        const double start = now();
+        fn();
+        times.push_back(now() - start);
     }
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];

@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 #include <fcntl.h>
@@ -110,6 +112,45 @@ private slots:
         QCOMPARE(mapped->currentSizeOnDisk(), 0);
         // The guard is re-armed after a fault: a second failing read also returns.
         QVERIFY(!guardedCopy(out, mapped->slice(4096, 4096)));
+    }
+
+    // A scan gives back only the pages it brought into the page cache: a file that was cached
+    // before stays cached (so a second audit reads memory, not the disk); without a snapshot
+    // every page of the range goes, as before.
+    void releaseKeepsWhatWasCached()
+    {
+        const std::string path = file("cached");
+        const std::size_t pages = 64;
+        const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        QVERIFY(test::writeBytes(path, std::vector<std::byte>(pages * page, std::byte{3})));
+        const int fd = ::open(path.c_str(), O_RDONLY);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::fsync(fd), 0); // clean pages: only those can be dropped
+        ::close(fd);
+        std::string error;
+        const auto mapped = MappedFile::open(path, error);
+        QVERIFY(mapped);
+        auto residentCount = [&] {
+            const auto resident = mapped->residentPages(0, mapped->size());
+            return std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; });
+        };
+        std::vector<std::byte> sink(pages * page);
+        QVERIFY(guardedCopy(sink, mapped->bytes())); // every page cached now
+        const auto before = mapped->residentPages(0, mapped->size());
+        QCOMPARE(before.size(), pages);
+        QCOMPARE(residentCount(), std::ptrdiff_t(pages));
+
+        mapped->releaseScanned(0, mapped->size(), before);
+        QCOMPARE(residentCount(), std::ptrdiff_t(pages));
+
+        // The snapshot of a range starting mid-page is indexed from that page.
+        const auto partial = mapped->residentPages(page + 100, 10 * page);
+        QCOMPARE(partial.size(), std::size_t(11));
+
+        mapped->releaseScanned(0, mapped->size());
+        if (residentCount() == std::ptrdiff_t(pages))
+            QSKIP("this file system keeps pages cached after POSIX_FADV_DONTNEED");
+        QCOMPARE(residentCount(), std::ptrdiff_t(0));
     }
 
 private:

@@ -437,10 +437,10 @@ std::vector<std::uint64_t> randomCodes(DType dtype, std::size_t n, std::uint32_t
 
 // Finite normal F32 values (the vectorised path takes blocks without NaN or Inf), with a few far
 // values and, if asked, a NaN and an Inf in two places.
-std::vector<std::uint64_t> normalF32(std::size_t n, std::uint32_t seed, bool specials)
+std::vector<std::uint64_t> normalF32(std::size_t n, std::uint32_t seed, bool specials, float mean = -3.0f)
 {
     std::mt19937_64 rng(seed);
-    std::normal_distribution<float> normal(-3.0f, 0.25f);
+    std::normal_distribution<float> normal(mean, 0.25f);
     std::vector<std::uint64_t> codes(n);
     for (auto &code : codes)
         code = std::bit_cast<std::uint32_t>(normal(rng));
@@ -457,9 +457,10 @@ std::vector<std::uint64_t> normalF32(std::size_t n, std::uint32_t seed, bool spe
 // The same for BF16 and F16 (nearest code by the test's own decoder), with both NaNs, both
 // infinities and both zeros inside the part the vector kernels take (64 values at a time) and in
 // the ragged end.
-std::vector<std::uint64_t> normalHalf(DType dtype, std::size_t n, std::uint32_t seed, bool specials)
+std::vector<std::uint64_t> normalHalf(
+    DType dtype, std::size_t n, std::uint32_t seed, bool specials, float mean = -3.0f)
 {
-    const auto f32 = normalF32(n, seed, false);
+    const auto f32 = normalF32(n, seed, false, mean);
     const std::uint64_t maxFinite = dtype == DType::BF16 ? 0x7F7F : 0x7BFF;
     std::vector<std::uint64_t> codes(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -497,7 +498,8 @@ void padToBytes(DType dtype, std::vector<std::uint64_t> &codes)
 // The AVX-512 kernels are switched off within a test to run the portable ones on the same rows;
 // this puts them back.
 struct RestoreAvx512 {
-    ~RestoreAvx512() { kernels::avx512::setEnabled(true); }
+    const bool wasEnabled = kernels::avx512::enabled(); // STB_KERNELS=portable stays portable
+    ~RestoreAvx512() { kernels::avx512::setEnabled(wasEnabled); }
 };
 
 std::optional<TensorAnalysis> analyze(DType dtype, const QByteArray &bytes, std::uint64_t elements,
@@ -532,6 +534,8 @@ private slots:
     void accumulatorGroupings();
     void chunkedMatchesSinglePass_data();
     void chunkedMatchesSinglePass();
+    void kernelFamiliesAgree_data();
+    void kernelFamiliesAgree();
     void accuracyLargeMean();
     void histogramEdges_data();
     void histogramEdges();
@@ -827,6 +831,75 @@ void tst_TensorStats::chunkedMatchesSinglePass()
         QCOMPARE(multi->outliers, single->outliers);
         QCOMPARE(multi->digest, single->digest);
     }
+}
+
+void tst_TensorStats::kernelFamiliesAgree_data()
+{
+    QTest::addColumn<DType>("dtype");
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<quint64>("elements");
+    QTest::addColumn<unsigned>("bins");
+    // Several chunks and a ragged end: both families split the work the same way, so this is the
+    // kernels alone that differ. The audit's 10 bins, the browser's 64, and 1,000 (F32 by index).
+    const std::size_t n = 3 * kChunk + 1000;
+    for (DType dtype : { DType::F32, DType::BF16, DType::F16 }) {
+        const char *name = dtypeName(dtype).data();
+        auto normal = [&](std::uint32_t seed, bool specials, float mean = -3.0f) {
+            return dtype == DType::F32 ? normalF32(n, seed, specials, mean)
+                                       : normalHalf(dtype, n, seed, specials, mean);
+        };
+        // A mean far from zero against a small spread: where summation order shows most.
+        const QByteArray plain = pack(dtype, normal(21, false)), specials = pack(dtype, normal(22, true)),
+                         offset = pack(dtype, normal(11, false, 100.0f));
+        for (unsigned bins : { 10u, 64u, 1000u }) {
+            QTest::addRow("%s normal %u bins", name, bins) << dtype << plain << quint64(n) << bins;
+            QTest::addRow("%s normal, NaN, Inf, %u bins", name, bins) << dtype << specials << quint64(n) << bins;
+            QTest::addRow("%s large mean %u bins", name, bins) << dtype << offset << quint64(n) << bins;
+        }
+    }
+}
+
+// The same tensor through the AVX-512 kernels and the portable ones (STB_KERNELS=portable forces
+// the latter on an AVX-512 machine), 2 threads each: every count, extreme, histogram bin,
+// outlier count and digest bit-identical. Mean and std come from sums that the two families
+// form differently (F32: x - shift in 16 double lanes against 8; BF16 and F16: vector sums
+// against the portable path's per-code counts), so they may differ by rounding: allowed 4 units in the last place of the larger of |mean| and std
+// (measured: means equal, std within 1 such ulp), far below the 1e-13 both keep against the
+// reference.
+void tst_TensorStats::kernelFamiliesAgree()
+{
+    QFETCH(DType, dtype);
+    QFETCH(QByteArray, bytes);
+    QFETCH(quint64, elements);
+    QFETCH(unsigned, bins);
+    if (!kernels::avx512::supported())
+        QSKIP("this CPU has no AVX-512: only the portable kernels can run here");
+    const RestoreAvx512 restore;
+    kernels::avx512::setEnabled(true);
+    const auto wide = analyze(dtype, bytes, elements, bins, 2);
+    kernels::avx512::setEnabled(false);
+    const auto portable = analyze(dtype, bytes, elements, bins, 2);
+    QVERIFY(wide && portable);
+    const TensorStats &a = portable->stats, &b = wide->stats;
+    QCOMPARE(a.count, b.count);
+    QCOMPARE(a.nan, b.nan);
+    QCOMPARE(a.posInf, b.posInf);
+    QCOMPARE(a.negInf, b.negInf);
+    QCOMPARE(a.zeros, b.zeros);
+    QCOMPARE(a.finite, b.finite);
+    QCOMPARE(a.min, b.min);
+    QCOMPARE(a.max, b.max);
+    QCOMPARE(a.absMax, b.absMax);
+    const double scale = std::max(std::fabs(b.mean), b.std);
+    const double ulp = std::nextafter(scale, kInf) - scale;
+    QVERIFY2(std::fabs(a.mean - b.mean) <= 4 * ulp, describe("mean", a.mean, b.mean));
+    QVERIFY2(std::fabs(a.std - b.std) <= 4 * ulp, describe("std", a.std, b.std));
+    QVERIFY(!b.finite || !wide->histogram.counts.empty());
+    QCOMPARE(portable->histogram.counts, wide->histogram.counts);
+    QVERIFY2(sameValue(portable->histogram.lo, wide->histogram.lo), "histogram lo");
+    QVERIFY2(sameValue(portable->histogram.hi, wide->histogram.hi), "histogram hi");
+    QCOMPARE(portable->outliers, wide->outliers);
+    QCOMPARE(portable->digest, wide->digest);
 }
 
 // 10^8 F32 values of 1e6 plus noise in steps of 1/16: every value is k/16 for an integer k, so

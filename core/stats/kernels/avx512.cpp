@@ -1,6 +1,7 @@
 #include "core/stats/kernels/avx512.h"
 
 #include "core/format/dtype.h"
+#include "core/stats/kernels/kernelchoice.h"
 
 #include <algorithm>
 #include <array>
@@ -28,7 +29,12 @@ bool supported()
 
 namespace {
 
-std::atomic<bool> g_enabled { true };
+// Starts as STB_KERNELS asks (kernels/kernelchoice.h), read on first use; tests switch it.
+std::atomic<bool> &enabledFlag()
+{
+    static std::atomic<bool> flag { avx512WantedAtStart(supported()) };
+    return flag;
+}
 
 // Prefetch distance in bytes. The mapping is in 4 KiB pages and the hardware prefetchers stop at
 // page boundaries, so without it every page starts with a wait for memory: prefetching a page
@@ -271,12 +277,12 @@ template<Format format> CountFn countFunction(unsigned count)
 
 bool enabled()
 {
-    return supported() && g_enabled.load(std::memory_order_relaxed);
+    return supported() && enabledFlag().load(std::memory_order_relaxed);
 }
 
 void setEnabled(bool on)
 {
-    g_enabled = on;
+    enabledFlag() = on;
 }
 
 bool moments(Format format, const std::byte *data, std::size_t n, double shift, Moments &out)
@@ -316,7 +322,11 @@ std::size_t binIndices(const std::byte *data, std::size_t n, float lo, float hi,
 #else // not x86-64 with GCC or Clang: the portable kernels only
 
 bool supported() { return false; }
-bool enabled() { return false; }
+bool enabled()
+{
+    static const bool checked = avx512WantedAtStart(false); // prints STB_KERNELS' message, if any
+    return checked;
+}
 void setEnabled(bool) { }
 bool moments(Format, const std::byte *, std::size_t, double, Moments &) { return false; }
 void countAtOrAbove(Format, const std::byte *, std::size_t, const std::int32_t *, unsigned, std::uint64_t *) { }

@@ -2,8 +2,10 @@
 #include "core/stats/kernels/portable.h"
 
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/prefetch.h"
 #include "core/stats/kernels/scalar.h"
 
+#include <bit>
 #include <cfloat>
 #include <vector>
 
@@ -37,10 +39,10 @@ bool momentsBlock(const std::byte *p, double shift, BlockMoments &out)
     const D4 k = { shift, shift, shift, shift };
     D4 s0 = {}, s1 = {}, q0 = {}, q1 = {};
     F8 mn = { INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY, INFINITY };
-    F8 mx = -mn, am = {}, zeros = {};
+    F8 mx = -mn, am = {};
+    I8 zeros = {};
     const I8 absMask
         = { 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF };
-    const F8 one = { 1, 1, 1, 1, 1, 1, 1, 1 };
     for (std::size_t i = 0; i < kBlock; i += 8) {
         F8 x;
         std::memcpy(&x, p + 4 * i, sizeof x);
@@ -48,7 +50,7 @@ bool momentsBlock(const std::byte *p, double shift, BlockMoments &out)
         mx = x > mx ? x : mx;
         const F8 a = reinterpret_cast<F8>(reinterpret_cast<I8>(x) & absMask);
         am = a > am ? a : am;
-        zeros += reinterpret_cast<F8>((x == 0) & reinterpret_cast<I8>(one));
+        zeros -= x == 0; // -1 where true
         const D4 lo = __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1, 2, 3), D4) - k;
         const D4 hi = __builtin_convertvector(__builtin_shufflevector(x, x, 4, 5, 6, 7), D4) - k;
         s0 += lo;
@@ -75,8 +77,12 @@ bool momentsBlock(const std::byte *p, double shift, BlockMoments &out)
 
 } // namespace
 
-void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc)
+void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
+    BlockRange *ranges)
 {
+    static_assert(kRangeBlock % kBlock == 0 && kChunkElements % kRangeBlock == 0);
+    float rangeLo = INFINITY, rangeHi = -INFINITY;
+    bool rangeFinite = true; // every block of the current range block so far
     const std::byte *p = data + first * 4;
     const double shift = firstFinite<LoadF32>(p, n);
     double sum = 0, squares = 0;
@@ -84,6 +90,7 @@ void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsA
     std::uint64_t finite = 0, zeros = 0;
     std::uint64_t i = 0;
     for (; i + kBlock <= n; i += kBlock) {
+        prefetchAhead(p + 4 * i, 4 * kBlock);
         BlockMoments b;
         if (momentsBlock(p + 4 * i, shift, b)) {
             sum += b.sum;
@@ -93,8 +100,19 @@ void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsA
             am = std::max(am, b.absMax);
             finite += kBlock;
             zeros += static_cast<std::uint64_t>(b.zeros);
+            rangeLo = std::min(rangeLo, b.min);
+            rangeHi = std::max(rangeHi, b.max);
         } else {
             scan<LoadF32>(data, first + i, kBlock, acc);
+            rangeFinite = false;
+        }
+        if ((first + i + kBlock) % kRangeBlock == 0) { // a range block done
+            if (ranges && rangeFinite) {
+                ranges[(first + i) / kRangeBlock] = { avx512::orderKey32(std::bit_cast<std::uint32_t>(rangeLo)),
+                    avx512::orderKey32(std::bit_cast<std::uint32_t>(rangeHi)) };
+            }
+            rangeLo = INFINITY, rangeHi = -INFINITY;
+            rangeFinite = true;
         }
     }
     if (i < n)
@@ -149,38 +167,53 @@ struct BinThresholds {
     float outlierAbove, outlierBelow; // x >= above or x <= below
 };
 
-// One block of kBlock floats: counts[t] += #(x >= at[t]); false when it holds a NaN or Inf.
+// One block of kBlock floats: counts[t] += #(x >= at[t]) for t in [from, to), outliers when
+// `far`; false when it holds a NaN or Inf.
 STB_VECTOR_CLONES
-bool thresholdBlock(
-    const std::byte *p, const BinThresholds &th, std::uint32_t *counts, std::uint32_t &outliers)
+bool thresholdBlock(const std::byte *p, const BinThresholds &th, unsigned from, unsigned to, bool farOnes,
+    std::uint32_t *counts, std::uint32_t &outliers)
 {
-    F8 c[kMaxVectorBins + 1] = {};
-    F8 far = {}, check = {};
-    const F8 one = { 1, 1, 1, 1, 1, 1, 1, 1 };
-    const I8 oneBits = reinterpret_cast<I8>(one);
+    // One threshold at a time over the block (2 KiB, in L1 after the first loop), so each
+    // counter lives in a register: with all of them in one loop over the values, a number of
+    // them known only at run time, GCC kept them in memory and perf found the loop waiting on
+    // their stores. Integer lanes: a compare gives -1 where true, subtracted in one operation.
+    F8 check = {};
     for (std::size_t i = 0; i < kBlock; i += 8) {
         F8 x;
         std::memcpy(&x, p + 4 * i, sizeof x);
         check += x - x; // NaN for NaN and Inf
-        for (unsigned t = 0; t < th.count; ++t)
-            c[t] += reinterpret_cast<F8>((x >= th.at[t]) & oneBits);
-        far += reinterpret_cast<F8>(((x >= th.outlierAbove) | (x <= th.outlierBelow)) & oneBits);
     }
     float checked = 0;
     for (int l = 0; l < 8; ++l)
         checked += check[l];
     if (checked != 0)
         return false;
-    for (unsigned t = 0; t < th.count; ++t) {
-        float total = 0;
+    auto laneTotal = [](I8 c) {
+        std::uint32_t total = 0;
         for (int l = 0; l < 8; ++l)
-            total += c[t][l];
-        counts[t] += static_cast<std::uint32_t>(total);
+            total += static_cast<std::uint32_t>(c[l]);
+        return total;
+    };
+    for (unsigned t = from; t < to; ++t) {
+        const F8 at = F8 {} + th.at[t];
+        I8 c = {};
+        for (std::size_t i = 0; i < kBlock; i += 8) {
+            F8 x;
+            std::memcpy(&x, p + 4 * i, sizeof x);
+            c -= x >= at;
+        }
+        counts[t] += laneTotal(c);
     }
-    float total = 0;
-    for (int l = 0; l < 8; ++l)
-        total += far[l];
-    outliers += static_cast<std::uint32_t>(total);
+    if (farOnes) {
+        const F8 above = F8 {} + th.outlierAbove, below = F8 {} + th.outlierBelow;
+        I8 far = {};
+        for (std::size_t i = 0; i < kBlock; i += 8) {
+            F8 x;
+            std::memcpy(&x, p + 4 * i, sizeof x);
+            far -= (x >= above) | (x <= below);
+        }
+        outliers += laneTotal(far);
+    }
     return true;
 }
 
@@ -188,7 +221,7 @@ bool thresholdBlock(
 
 // false when the plan needs the scalar code (many bins, extreme ranges).
 bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
-    std::uint64_t *bins, std::uint64_t &outliers)
+    std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges)
 {
     const unsigned binCount = static_cast<unsigned>(plan.edges.size()) - 1;
     if (binCount > kMaxVectorBins || plan.unit != 1)
@@ -208,8 +241,24 @@ bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const B
     std::uint32_t far = 0;
     std::uint64_t i = 0;
     for (; i + kBlock <= n; i += kBlock) {
+        prefetchAhead(p + 4 * i, 4 * kBlock);
         std::uint32_t blockCounts[kMaxVectorBins + 1] = {}, blockFar = 0;
-        if (thresholdBlock(p + 4 * i, th, blockCounts, blockFar)) {
+        // Within the block's range (pass 1's, when known): thresholds at or below its lowest
+        // value count every value, those above its highest none; outliers only if the range
+        // reaches them. (The thresholds ascend.)
+        unsigned from = 0, to = th.count;
+        bool farOnes = true;
+        const BlockRange *range = ranges ? &ranges[(first + i) / kRangeBlock] : nullptr;
+        if (range && range->lo <= range->hi) {
+            const float lo = std::bit_cast<float>(avx512::bitsOfKey32(range->lo));
+            const float hi = std::bit_cast<float>(avx512::bitsOfKey32(range->hi));
+            while (from < to && th.at[from] <= lo)
+                blockCounts[from++] = kBlock;
+            while (to > from && th.at[to - 1] > hi)
+                --to;
+            farOnes = hi >= th.outlierAbove || lo <= th.outlierBelow;
+        }
+        if (thresholdBlock(p + 4 * i, th, from, to, farOnes, blockCounts, blockFar)) {
             for (unsigned t = 0; t < th.count; ++t)
                 counts[t] += blockCounts[t];
             far += blockFar;

@@ -11,12 +11,15 @@
 
 namespace stb::kernels {
 
-// Pass 1 of F32 elements [first, first+n).
-void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc);
+// Pass 1 of F32 elements [first, first+n); `ranges` (the tensor's, may be null) receives the
+// range of every whole block of kRangeBlock finite values.
+void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
+    BlockRange *ranges = nullptr);
 // Pass 2 of F32 by thresholds (few bins); false when the plan needs another kernel (many bins,
-// extreme ranges).
+// extreme ranges). With `ranges` (pass 1's), a block compares only the thresholds inside its
+// range: those below it count every value, those above none.
 bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
-    std::uint64_t *bins, std::uint64_t &outliers);
+    std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges = nullptr);
 // Bins (no outliers) of n F32 values (a multiple of 16) at p, by their float index when
 // plan.indexed (see BinPlan); uses the AVX-512 index kernel when enabled.
 void binsByIndex(const std::byte *p, std::uint64_t n, const BinPlan &plan, std::uint64_t *bins);
