@@ -80,4 +80,64 @@ std::vector<std::size_t> uniqueSuffixStarts(std::span<const std::string_view> na
     return starts;
 }
 
+std::vector<std::string> compactLabels(std::span<const std::string_view> labels, char separator)
+{
+    std::vector<Segments> all;
+    all.reserve(labels.size());
+    std::size_t deepest = 0;
+    for (const std::string_view label : labels) {
+        all.push_back(splitFromEnd(label, separator));
+        deepest = std::max(deepest, all.back().starts.size());
+    }
+    // Position k (from the end) is droppable when at least two labels reach it and all agree.
+    std::vector<bool> droppable(deepest, false);
+    for (std::size_t k = 0; k < deepest; ++k) {
+        std::size_t reaching = 0;
+        std::string_view first;
+        bool same = true;
+        for (const Segments &s : all) {
+            if (k >= s.starts.size())
+                continue;
+            if (reaching++ == 0)
+                first = segment(s, k);
+            else if (segment(s, k) != first)
+                same = false;
+        }
+        droppable[k] = same && reaching >= 2;
+    }
+    std::vector<std::string> out;
+    out.reserve(labels.size());
+    for (const Segments &s : all) {
+        std::string text;
+        for (std::size_t k = s.starts.size(); k-- > 0;) {
+            if (droppable[k])
+                continue;
+            if (!text.empty())
+                text += separator;
+            text += segment(s, k);
+        }
+        out.push_back(text.empty() ? std::string(s.name) : text);
+    }
+    // A short form two labels share would make them look alike: both keep their full form (and
+    // again, should a full form now equal another's short form; full forms are unique).
+    std::vector<std::size_t> order(out.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    for (bool clashed = true; clashed;) {
+        clashed = false;
+        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return out[a] < out[b]; });
+        std::vector<bool> clash(out.size(), false);
+        for (std::size_t i = 1; i < order.size(); ++i) {
+            if (out[order[i]] == out[order[i - 1]])
+                clash[order[i]] = clash[order[i - 1]] = true;
+        }
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            if (clash[i] && out[i] != all[i].name) {
+                out[i] = std::string(all[i].name);
+                clashed = true;
+            }
+        }
+    }
+    return out;
+}
+
 } // namespace stb

@@ -16,6 +16,8 @@ private slots:
     void suffixes_data();
     void suffixes();
     void longNamesStayLinear();
+    void compact_data();
+    void compact();
 };
 
 void tst_UniqueSuffix::suffixes_data()
@@ -81,6 +83,38 @@ void tst_UniqueSuffix::longNamesStayLinear()
     QCOMPARE(starts.size(), storage.size());
     for (const std::size_t start : starts)
         QCOMPARE(start, std::size_t(0));
+}
+
+void tst_UniqueSuffix::compact_data()
+{
+    QTest::addColumn<QStringList>("labels");
+    QTest::addColumn<QStringList>("expected");
+    QTest::newRow("none") << QStringList() << QStringList();
+    QTest::newRow("one label: kept") << QStringList { u"norm.weight"_s } << QStringList { u"norm.weight"_s };
+    QTest::newRow("layers of a Llama")
+        << QStringList { u"embed_tokens.weight"_s, u"0.mlp.down_proj.weight"_s, u"0.mlp.gate_proj.weight"_s,
+               u"11.mlp.up_proj.weight"_s, u"lm_head.weight"_s }
+        << QStringList { u"embed_tokens"_s, u"0.down_proj"_s, u"0.gate_proj"_s, u"11.up_proj"_s, u"lm_head"_s };
+    QTest::newRow("weight and bias differ, the layer is shared")
+        << QStringList { u"fc.weight"_s, u"fc.bias"_s } << QStringList { u"weight"_s, u"bias"_s };
+    QTest::newRow("nothing left: the whole label")
+        << QStringList { u"m.b"_s, u"x.m.b"_s } << QStringList { u"m.b"_s, u"x"_s };
+    QTest::newRow("a short form equal to another label: its full form")
+        << QStringList { u"a.b"_s, u"x.a.b"_s, u"x.e.f"_s } << QStringList { u"a.b"_s, u"x.a.b"_s, u"e.f"_s };
+}
+
+void tst_UniqueSuffix::compact()
+{
+    QFETCH(QStringList, labels);
+    QFETCH(QStringList, expected);
+    std::vector<std::string> storage;
+    for (const QString &label : labels)
+        storage.push_back(label.toStdString());
+    const std::vector<std::string_view> views(storage.begin(), storage.end());
+    QStringList result;
+    for (const std::string &text : compactLabels(views))
+        result << QString::fromStdString(text);
+    QCOMPARE(result, expected);
 }
 
 QTEST_GUILESS_MAIN(tst_UniqueSuffix)

@@ -193,8 +193,8 @@ void LayoutMapView::paintSpan(
 
 // The extent's label inside its rectangle when there is room for a few characters: a tensor's
 // shortest name suffix that no other labelled block shares (labelSuffixes), so neighbouring
-// "…k_proj.weight" and "…v_proj.weight" never look alike; cut in the middle when even that does
-// not fit, keeping the segment that tells it apart and the end.
+// "…k_proj.weight" and "…v_proj.weight" never look alike; when that does not fit, its short
+// form without the segments all labels share ("11.down_proj"), cut in the middle if need be.
 void LayoutMapView::paintLabel(
     QPainter &painter, const QRect &rect, std::size_t index, const QColor &background) const
 {
@@ -202,16 +202,18 @@ void LayoutMapView::paintLabel(
         return;
     const Extent &extent = m_extents[index];
     const QFontMetrics metrics = painter.fontMetrics();
-    const QString &label = index < m_labels.size() && !m_labels[index].isEmpty()
-        ? m_labels[index]
-        : LayoutMapStyle::label(extent.kind);
+    const int room = rect.width() - 8;
+    QString label = LayoutMapStyle::label(extent.kind);
+    if (index < m_labels.size() && !m_labels[index].isEmpty()) {
+        label = m_labels[index];
+        if (metrics.horizontalAdvance(label) > room)
+            label = m_shortLabels[index];
+    }
     painter.setPen(background.lightnessF() > 0.6 ? QColor(0x20, 0x20, 0x20) : QColor(Qt::white));
     painter.drawText(rect.adjusted(4, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
-        metrics.elidedText(label, Qt::ElideMiddle, rect.width() - 8));
+        metrics.elidedText(label, Qt::ElideMiddle, room));
 }
 
-// Labels for the tensors whose blocks are wide enough to show one, each the shortest suffix of
-// its name that tells it from the other labelled blocks.
 void LayoutMapView::labelSuffixes() const
 {
     m_labels.assign(m_extents.size(), QString());
@@ -225,8 +227,15 @@ void LayoutMapView::labelSuffixes() const
         names.push_back(m_file->header().tensors[std::size_t(e.tensor)].name);
     }
     const auto starts = uniqueSuffixStarts(names);
+    std::vector<std::string_view> suffixes;
     for (std::size_t k = 0; k < labelled.size(); ++k)
-        m_labels[labelled[k]] = shownName(names[k].substr(starts[k]), 200);
+        suffixes.push_back(names[k].substr(starts[k]));
+    const auto shortForms = compactLabels(suffixes);
+    m_shortLabels.assign(m_extents.size(), QString());
+    for (std::size_t k = 0; k < labelled.size(); ++k) {
+        m_labels[labelled[k]] = shownName(suffixes[k], 200);
+        m_shortLabels[labelled[k]] = shownName(shortForms[k], 200);
+    }
 }
 
 void LayoutMapView::paintEvent(QPaintEvent *)

@@ -89,6 +89,7 @@ private:
     mutable bool m_extentsReady = false;
     mutable std::vector<double> m_starts; // pixel position of each extent along the band, then the end
     mutable std::vector<QString> m_labels; // per extent: its label, empty for unlabelled ones
+    mutable std::vector<QString> m_shortLabels; // the same without segments every label shares
     mutable Geometry m_geometry;
     mutable bool m_layoutReady = false;
     mutable QSize m_layoutSize; // the size the layout was computed for
