@@ -146,6 +146,7 @@ private:
     bool m_stale = false;
     QPersistentModelIndex m_current; // in m_model; invalid = the whole checkpoint
     std::size_t m_shard = 0; // the shard whose bytes the file panes show
+    std::uint64_t m_missingBytes = 0; // tensors whose bytes run past the end of their file
 
     TensorTreeModel *m_model;
     TensorFilterModel *m_proxy;
