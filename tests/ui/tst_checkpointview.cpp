@@ -7,10 +7,13 @@
 #include "ui/shell/messagebar.h"
 #include "ui/document/metadatapane.h"
 #include "ui/document/overviewpane.h"
+#include "ui/document/shardpicker.h"
+#include "ui/layoutmap/layoutmapview.h"
 #include "ui/document/tensorfiltermodel.h"
 #include "ui/document/tensortreemodel.h"
 #include "ui/common/qtformat.h"
 
+#include "core/format/writer.h"
 #include "core/io/checkpoint.h"
 #include "tests/support/testfiles.h"
 
@@ -62,6 +65,7 @@ private slots:
     void compactCounts();
     void sizesAreLabelled();
     void missingBytesAreMarked();
+    void shardPickerPicksTheFilePanesShard();
 
 private:
     QString writeSample(const QString &name);
@@ -573,6 +577,54 @@ void tst_CheckpointView::missingBytesAreMarked()
         QCOMPARE(index.data(Qt::ToolTipRole).toString(), m.name + u'\n' + expected);
         QVERIFY(!index.data(Qt::DecorationRole).value<QIcon>().isNull());
     }
+}
+
+// A sharded model: the file panes show the selected tensor's shard or the one picked; the
+// Metadata pane lists every shard and gives total_size as a size.
+void tst_CheckpointView::shardPickerPicksTheFilePanesShard()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    for (int s = 0; s < 2; ++s) {
+        const std::vector<TensorSpec> specs { { "layer." + std::to_string(s) + ".weight", DType::F32, { 2 } } };
+        const std::vector<std::vector<std::byte>> data { std::vector<std::byte>(8, std::byte { 1 }) };
+        std::string error;
+        QVERIFY2(writeFile(dir.filePath(u"part-%1.safetensors"_s.arg(s)).toStdString(), specs, data, {}, error),
+            error.c_str());
+    }
+    const QString index = dir.filePath(u"model.safetensors.index.json"_s);
+    QVERIFY(test::writeBytes(index.toStdString(),
+        [] {
+            const std::string json = R"({"metadata": {"total_size": 1234567}, "weight_map": )"
+                                     R"({"layer.0.weight": "part-0.safetensors", "layer.1.weight": "part-1.safetensors"}})";
+            return std::vector<std::byte>(reinterpret_cast<const std::byte *>(json.data()),
+                reinterpret_cast<const std::byte *>(json.data()) + json.size());
+        }()));
+    CheckpointView view(open(index), u"model"_s);
+    ShardPicker *picker = view.shardPicker();
+    QVERIFY(picker);
+    QCOMPARE(picker->count(), 2);
+    QVERIFY2(picker->itemText(1).startsWith(u"part-1.safetensors — "_s), qPrintable(picker->itemText(1)));
+    QVERIFY(picker->itemText(1).endsWith(u", 1 tensor"_s));
+    QVERIFY(view.selectPath(u"layer.1.weight"_s));
+    QCOMPARE(view.shownShard(), std::size_t(1));
+    QCOMPARE(picker->currentIndex(), 1);
+    view.setCurrentPane(CheckpointView::LayoutTab);
+    QCOMPARE(view.layoutMap()->extents().empty(), false);
+    QSignalSpy picked(picker, &ShardPicker::shardPicked);
+    picker->activated(0); // what a click on the first entry emits
+    QCOMPARE(picked.count(), 1);
+    QCOMPARE(view.shownShard(), std::size_t(0));
+    QCOMPARE(picker->currentIndex(), 0);
+    view.setCurrentPane(CheckpointView::MetadataTab);
+    const auto items = view.metadataPane()->tree()->findItems(u"total_size"_s, Qt::MatchExactly | Qt::MatchRecursive);
+    QCOMPARE(items.size(), 1);
+    QVERIFY2(items.first()->text(1).endsWith(u"(1,234,567 bytes)"_s), qPrintable(items.first()->text(1)));
+    const auto shardItems
+        = view.metadataPane()->tree()->findItems(u"part-1.safetensors"_s, Qt::MatchExactly | Qt::MatchRecursive);
+    QVERIFY(!shardItems.isEmpty());
+    QVERIFY(shardItems.last()->text(1).endsWith(u", 1 tensor"_s));
+    QVERIFY(view.metadataPane()->tree()->topLevelItem(0)->text(0).contains(u"part-0.safetensors"_s));
 }
 
 QTEST_MAIN(tst_CheckpointView)

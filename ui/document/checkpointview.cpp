@@ -7,6 +7,7 @@
 #include "ui/document/diagnosticspane.h"
 #include "ui/document/metadatapane.h"
 #include "ui/document/overviewpane.h"
+#include "ui/document/shardpicker.h"
 #include "ui/document/tensorfiltermodel.h"
 #include "ui/document/tensortreemodel.h"
 #include "ui/hex/hexpane.h"
@@ -377,6 +378,17 @@ void CheckpointView::createPanes()
         else
             selectPath(toQString(m_checkpoint->tensors()[tensor].info->name));
     });
+    // A sharded model's file panes show one shard: the selected tensor's, or the one picked here.
+    if (m_checkpoint->isSharded()) {
+        m_shardPicker = new ShardPicker(*m_checkpoint, m_panes);
+        m_shardPicker->setShard(m_shard);
+        m_panes->setCornerWidget(m_shardPicker, Qt::TopRightCorner);
+        connect(m_shardPicker, &ShardPicker::shardPicked, this, &CheckpointView::showShard);
+        // Only the file panes show a shard: elsewhere the picker would mean nothing.
+        connect(m_panes, &QTabWidget::currentChanged, m_shardPicker, [this](int pane) {
+            m_shardPicker->setVisible(pane == LayoutTab || pane == HexTab || pane == MetadataTab);
+        });
+    }
     m_dirty.assign(static_cast<std::size_t>(m_panes->count()), true);
     connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::updatePane);
     connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::currentPaneChanged);
@@ -494,6 +506,8 @@ void CheckpointView::onSelectionChanged()
     m_current = rows.isEmpty() ? QModelIndex() : m_proxy->mapToSource(rows.first());
     if (const auto *tensor = selectedTensor())
         m_shard = tensor->shard;
+    if (m_shardPicker)
+        m_shardPicker->setShard(m_shard);
     std::fill(m_dirty.begin(), m_dirty.end(), true);
     updatePane(m_panes->currentIndex());
     if (!m_audit->isHidden())
@@ -553,6 +567,23 @@ void CheckpointView::updatePane(int pane)
     }
 }
 
+void CheckpointView::showShard(std::size_t shard)
+{
+    if (shard >= m_checkpoint->shards().size() || shard == m_shard)
+        return;
+    m_shard = shard;
+    if (m_shardPicker)
+        m_shardPicker->setShard(shard);
+    for (const Pane pane : { LayoutTab, HexTab, MetadataTab })
+        m_dirty[pane] = true;
+    updatePane(m_panes->currentIndex());
+}
+
+std::size_t CheckpointView::shownShard() const
+{
+    return m_shard;
+}
+
 void CheckpointView::jumpToOffset(quint64 offset, int shard, const QString &tensor)
 {
     if (!tensor.isEmpty())
@@ -560,6 +591,8 @@ void CheckpointView::jumpToOffset(quint64 offset, int shard, const QString &tens
     if (shard < 0)
         return; // an offset in the index JSON, which the Hex pane does not show
     m_shard = static_cast<std::size_t>(shard);
+    if (m_shardPicker)
+        m_shardPicker->setShard(m_shard);
     m_dirty[HexTab] = true;
     setCurrentPane(HexTab);
     m_hex->goToOffset(offset);
