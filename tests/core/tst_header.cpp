@@ -620,13 +620,14 @@ void tst_Header::rules_data()
             entry("b", "F32", "[1]", 4294967296ull, 4294967300ull) });
         const qint64 straddleEnd = 8 + static_cast<qint64>(straddle.size()) + 4294967300;
         ok("coverage: tensors across 4 GiB", rawFile(straddle), straddleEnd);
-        bad("coverage: one byte short after 4 GiB", rawFile(straddle), Rule::Coverage, "MetadataIncompleteBuffer",
-            none, straddleEnd - 1, straddleEnd - 1,
+        bad("coverage: one byte short after 4 GiB", rawFile(straddle), Rule::Coverage,
+            "MetadataIncompleteBuffer", none, straddleEnd - 1, straddleEnd - 1,
             "need 4,294,967,300 bytes of data but the file holds 4,294,967,299");
-        bad("coverage: one byte extra after 4 GiB", rawFile(straddle), Rule::Coverage, "MetadataIncompleteBuffer",
-            none, straddleEnd, straddleEnd + 1,
+        bad("coverage: one byte extra after 4 GiB", rawFile(straddle), Rule::Coverage,
+            "MetadataIncompleteBuffer", none, straddleEnd, straddleEnd + 1,
             "end at byte " + QByteArray::fromStdString(formatCount(std::uint64_t(straddleEnd)))
-                + " but the file goes on to " + QByteArray::fromStdString(formatCount(std::uint64_t(straddleEnd + 1))));
+                + " but the file goes on to "
+                + QByteArray::fromStdString(formatCount(std::uint64_t(straddleEnd + 1))));
     }
 }
 

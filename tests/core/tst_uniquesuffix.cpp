@@ -25,11 +25,11 @@ void tst_UniqueSuffix::suffixes_data()
     QTest::addColumn<QStringList>("names");
     QTest::addColumn<QStringList>("expected");
     QTest::newRow("none") << QStringList() << QStringList();
-    QTest::newRow("one name: its last segment") << QStringList { u"model.norm.weight"_s }
-                                                << QStringList { u"weight"_s };
-    QTest::newRow("siblings differ in the second segment from the end")
-        << QStringList { u"model.layers.0.self_attn.k_proj.weight"_s, u"model.layers.0.self_attn.v_proj.weight"_s }
-        << QStringList { u"k_proj.weight"_s, u"v_proj.weight"_s };
+    QTest::newRow("one name: its last segment")
+        << QStringList { u"model.norm.weight"_s } << QStringList { u"weight"_s };
+    QTest::newRow("siblings differ in the second segment from the end") << QStringList {
+        u"model.layers.0.self_attn.k_proj.weight"_s, u"model.layers.0.self_attn.v_proj.weight"_s
+    } << QStringList { u"k_proj.weight"_s, u"v_proj.weight"_s };
     QTest::newRow("the same role in two layers")
         << QStringList { u"model.layers.0.mlp.up_proj.weight"_s, u"model.layers.1.mlp.up_proj.weight"_s,
                u"model.layers.1.mlp.down_proj.weight"_s }
@@ -38,15 +38,16 @@ void tst_UniqueSuffix::suffixes_data()
                                      << QStringList { u"weight"_s, u"fc.bias"_s, u"head.bias"_s };
     QTest::newRow("a name that is another's suffix: whole names")
         << QStringList { u"weight"_s, u"a.weight"_s } << QStringList { u"weight"_s, u"a.weight"_s };
-    QTest::newRow("a duplicate: whole names") << QStringList { u"x.y"_s, u"x.y"_s, u"z.y"_s }
-                                              << QStringList { u"x.y"_s, u"x.y"_s, u"z.y"_s };
+    QTest::newRow("a duplicate: whole names")
+        << QStringList { u"x.y"_s, u"x.y"_s, u"z.y"_s } << QStringList { u"x.y"_s, u"x.y"_s, u"z.y"_s };
     QTest::newRow("segment boundaries, not characters")
         << QStringList { u"a.xweight"_s, u"b.weight"_s } << QStringList { u"xweight"_s, u"weight"_s };
-    QTest::newRow("no separator") << QStringList { u"alpha"_s, u"beta"_s } << QStringList { u"alpha"_s, u"beta"_s };
+    QTest::newRow("no separator") << QStringList { u"alpha"_s, u"beta"_s }
+                                  << QStringList { u"alpha"_s, u"beta"_s };
     QTest::newRow("empty segments") << QStringList { u"a..b"_s, u".b"_s, u""_s }
                                     << QStringList { u"a..b"_s, u".b"_s, u""_s };
-    QTest::newRow("trailing separator") << QStringList { u"a.b."_s, u"a.c."_s }
-                                        << QStringList { u"b."_s, u"c."_s };
+    QTest::newRow("trailing separator")
+        << QStringList { u"a.b."_s, u"a.c."_s } << QStringList { u"b."_s, u"c."_s };
     QTest::newRow("order of input kept")
         << QStringList { u"lm_head.weight"_s, u"model.embed_tokens.weight"_s, u"model.norm.weight"_s }
         << QStringList { u"lm_head.weight"_s, u"embed_tokens.weight"_s, u"norm.weight"_s };
@@ -91,10 +92,10 @@ void tst_UniqueSuffix::compact_data()
     QTest::addColumn<QStringList>("expected");
     QTest::newRow("none") << QStringList() << QStringList();
     QTest::newRow("one label: kept") << QStringList { u"norm.weight"_s } << QStringList { u"norm.weight"_s };
-    QTest::newRow("layers of a Llama")
-        << QStringList { u"embed_tokens.weight"_s, u"0.mlp.down_proj.weight"_s, u"0.mlp.gate_proj.weight"_s,
-               u"11.mlp.up_proj.weight"_s, u"lm_head.weight"_s }
-        << QStringList { u"embed_tokens"_s, u"0.down_proj"_s, u"0.gate_proj"_s, u"11.up_proj"_s, u"lm_head"_s };
+    QTest::newRow("layers of a Llama") << QStringList { u"embed_tokens.weight"_s, u"0.mlp.down_proj.weight"_s,
+        u"0.mlp.gate_proj.weight"_s, u"11.mlp.up_proj.weight"_s, u"lm_head.weight"_s }
+                                       << QStringList { u"embed_tokens"_s, u"0.down_proj"_s, u"0.gate_proj"_s,
+                                              u"11.up_proj"_s, u"lm_head"_s };
     QTest::newRow("weight and bias differ, the layer is shared")
         << QStringList { u"fc.weight"_s, u"fc.bias"_s } << QStringList { u"weight"_s, u"bias"_s };
     QTest::newRow("nothing left: the whole label")

@@ -1,17 +1,17 @@
+#include "ui/common/qtformat.h"
 #include "ui/document/checkpointview.h"
 #include "ui/document/diagnosticspane.h"
-#include "ui/shell/documentarea.h"
-#include "ui/shell/filewatcher.h"
-#include "ui/hex/hexpane.h"
-#include "ui/hex/hexview.h"
-#include "ui/shell/messagebar.h"
 #include "ui/document/metadatapane.h"
 #include "ui/document/overviewpane.h"
 #include "ui/document/shardpicker.h"
-#include "ui/layoutmap/layoutmapview.h"
 #include "ui/document/tensorfiltermodel.h"
 #include "ui/document/tensortreemodel.h"
-#include "ui/common/qtformat.h"
+#include "ui/hex/hexpane.h"
+#include "ui/hex/hexview.h"
+#include "ui/layoutmap/layoutmapview.h"
+#include "ui/shell/documentarea.h"
+#include "ui/shell/filewatcher.h"
+#include "ui/shell/messagebar.h"
 
 #include "core/format/writer.h"
 #include "core/io/checkpoint.h"
@@ -586,20 +586,22 @@ void tst_CheckpointView::shardPickerPicksTheFilePanesShard()
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     for (int s = 0; s < 2; ++s) {
-        const std::vector<TensorSpec> specs { { "layer." + std::to_string(s) + ".weight", DType::F32, { 2 } } };
+        const std::vector<TensorSpec> specs { { "layer." + std::to_string(s) + ".weight", DType::F32,
+            { 2 } } };
         const std::vector<std::vector<std::byte>> data { std::vector<std::byte>(8, std::byte { 1 }) };
         std::string error;
-        QVERIFY2(writeFile(dir.filePath(u"part-%1.safetensors"_s.arg(s)).toStdString(), specs, data, {}, error),
+        QVERIFY2(
+            writeFile(dir.filePath(u"part-%1.safetensors"_s.arg(s)).toStdString(), specs, data, {}, error),
             error.c_str());
     }
     const QString index = dir.filePath(u"model.safetensors.index.json"_s);
-    QVERIFY(test::writeBytes(index.toStdString(),
-        [] {
-            const std::string json = R"({"metadata": {"total_size": 1234567}, "weight_map": )"
-                                     R"({"layer.0.weight": "part-0.safetensors", "layer.1.weight": "part-1.safetensors"}})";
-            return std::vector<std::byte>(reinterpret_cast<const std::byte *>(json.data()),
-                reinterpret_cast<const std::byte *>(json.data()) + json.size());
-        }()));
+    QVERIFY(test::writeBytes(index.toStdString(), [] {
+        const std::string json
+            = R"({"metadata": {"total_size": 1234567}, "weight_map": )"
+              R"({"layer.0.weight": "part-0.safetensors", "layer.1.weight": "part-1.safetensors"}})";
+        return std::vector<std::byte>(reinterpret_cast<const std::byte *>(json.data()),
+            reinterpret_cast<const std::byte *>(json.data()) + json.size());
+    }()));
     CheckpointView view(open(index), u"model"_s);
     ShardPicker *picker = view.shardPicker();
     QVERIFY(picker);
@@ -617,11 +619,12 @@ void tst_CheckpointView::shardPickerPicksTheFilePanesShard()
     QCOMPARE(view.shownShard(), std::size_t(0));
     QCOMPARE(picker->currentIndex(), 0);
     view.setCurrentPane(CheckpointView::MetadataTab);
-    const auto items = view.metadataPane()->tree()->findItems(u"total_size"_s, Qt::MatchExactly | Qt::MatchRecursive);
+    const auto items
+        = view.metadataPane()->tree()->findItems(u"total_size"_s, Qt::MatchExactly | Qt::MatchRecursive);
     QCOMPARE(items.size(), 1);
     QVERIFY2(items.first()->text(1).endsWith(u"(1,234,567 bytes)"_s), qPrintable(items.first()->text(1)));
-    const auto shardItems
-        = view.metadataPane()->tree()->findItems(u"part-1.safetensors"_s, Qt::MatchExactly | Qt::MatchRecursive);
+    const auto shardItems = view.metadataPane()->tree()->findItems(
+        u"part-1.safetensors"_s, Qt::MatchExactly | Qt::MatchRecursive);
     QVERIFY(!shardItems.isEmpty());
     QVERIFY(shardItems.last()->text(1).endsWith(u", 1 tensor"_s));
     QVERIFY(view.metadataPane()->tree()->topLevelItem(0)->text(0).contains(u"part-0.safetensors"_s));

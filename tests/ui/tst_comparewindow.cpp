@@ -32,8 +32,8 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QTreeView>
 #include <QTest>
+#include <QTreeView>
 
 #include <limits>
 
@@ -558,14 +558,16 @@ void tst_CompareWindow::columnsAndLegendFitAt1024()
                            .arg(tree->viewport()->width())
                            .arg(tree->header()->sectionSize(0))));
         const QFontMetrics metrics = tree->fontMetrics();
-        for (QModelIndex index = tree->model()->index(0, 0); index.isValid(); index = tree->indexBelow(index)) {
+        for (QModelIndex index = tree->model()->index(0, 0); index.isValid();
+             index = tree->indexBelow(index)) {
             for (int column : { int(CompareModel::ShapeColumn), int(CompareModel::StatusColumn) }) {
                 if (tree->isColumnHidden(column))
                     continue;
                 const QString text = index.siblingAtColumn(column).data().toString();
                 // A group's status lists its counts ("1 changed · 2 only in A"): its tooltip has them.
                 if (!tree->model()->hasChildren(index) || column == CompareModel::ShapeColumn)
-                    QVERIFY2(metrics.horizontalAdvance(text) < tree->header()->sectionSize(column), qPrintable(text));
+                    QVERIFY2(metrics.horizontalAdvance(text) < tree->header()->sectionSize(column),
+                        qPrintable(text));
             }
         }
     }

@@ -239,7 +239,8 @@ void tst_HexView::beyondFourGiB()
     QCOMPARE(moved.last().at(0).toULongLong(), target);
     QVERIFY(view.topRow() <= hg::rowOfOffset(target));
     QVERIFY(hg::rowOfOffset(target) < view.topRow() + view.visibleRowCount());
-    QVERIFY2(view.cursorDescription().contains(u"tensor big (U8)"_s) && view.cursorElement().startsWith(u"element ["_s),
+    QVERIFY2(view.cursorDescription().contains(u"tensor big (U8)"_s)
+            && view.cursorElement().startsWith(u"element ["_s),
         qPrintable(view.cursorDescription()));
     QVERIFY(view.cursorDescription().contains(u"0x140000007"_s));
 
@@ -315,10 +316,14 @@ void tst_HexView::decodedValue_data()
         << 0 << quint64(19) << u"tensor f (F32)"_s << u"element [1, 1] = 4.5 (f32 0x40900000)"_s;
     QTest::newRow("F32 [1, 2]") << 0 << quint64(20) << u"tensor f (F32)"_s
                                 << u"element [1, 2] = -5 (f32 0xc0a00000)"_s;
-    QTest::newRow("BF16 [0]") << 1 << quint64(0) << u"tensor h (BF16)"_s << u"element [0] = 1 (bf16 0x3f80)"_s;
-    QTest::newRow("BF16 [1]") << 1 << quint64(3) << u"tensor h (BF16)"_s << u"element [1] = -2 (bf16 0xc000)"_s;
-    QTest::newRow("BF16 [2]") << 1 << quint64(4) << u"tensor h (BF16)"_s << u"element [2] = 0.5 (bf16 0x3f00)"_s;
-    QTest::newRow("BF16 [3]") << 1 << quint64(6) << u"tensor h (BF16)"_s << u"element [3] = inf (bf16 0x7f80)"_s;
+    QTest::newRow("BF16 [0]") << 1 << quint64(0) << u"tensor h (BF16)"_s
+                              << u"element [0] = 1 (bf16 0x3f80)"_s;
+    QTest::newRow("BF16 [1]") << 1 << quint64(3) << u"tensor h (BF16)"_s
+                              << u"element [1] = -2 (bf16 0xc000)"_s;
+    QTest::newRow("BF16 [2]") << 1 << quint64(4) << u"tensor h (BF16)"_s
+                              << u"element [2] = 0.5 (bf16 0x3f00)"_s;
+    QTest::newRow("BF16 [3]") << 1 << quint64(6) << u"tensor h (BF16)"_s
+                              << u"element [3] = inf (bf16 0x7f80)"_s;
     QTest::newRow("BF16 full precision")
         << 2 << quint64(1) << u"tensor p (BF16)"_s << u"element [0] = 0.0223388671875 (bf16 0x3cb7)"_s;
 }

@@ -169,7 +169,8 @@ void tst_LayoutMapView::selectionIsPainted()
 
 void tst_LayoutMapView::labelsTellBlocksApart()
 {
-    const std::string k0 = "model.layers.0.self_attn.k_proj.weight", v0 = "model.layers.0.self_attn.v_proj.weight",
+    const std::string k0 = "model.layers.0.self_attn.k_proj.weight",
+                      v0 = "model.layers.0.self_attn.v_proj.weight",
                       k1 = "model.layers.1.self_attn.k_proj.weight";
     const std::string json = "{" + entry(k0, 0, 1 << 20) + "," + entry(v0, 1 << 20, 2 << 20) + ","
         + entry(k1, 2 << 20, 3 << 20) + "," + entry("model.tiny.weight", 3 << 20, (3 << 20) + 2) + "}";

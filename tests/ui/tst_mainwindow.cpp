@@ -268,7 +268,8 @@ void tst_MainWindow::geometryIsClamped_data()
     const QList<QRect> two { QRect(0, 0, 1024, 700), QRect(1024, 0, 1600, 1000) };
     QTest::newRow("inside: unchanged") << QRect(10, 20, 800, 600) << one << QRect(10, 20, 800, 600);
     QTest::newRow("off the right edge") << QRect(900, 20, 800, 600) << one << QRect(224, 20, 800, 600);
-    QTest::newRow("on a screen that is gone") << QRect(3000, 1500, 800, 600) << one << QRect(224, 100, 800, 600);
+    QTest::newRow("on a screen that is gone")
+        << QRect(3000, 1500, 800, 600) << one << QRect(224, 100, 800, 600);
     QTest::newRow("above and left") << QRect(-300, -50, 800, 600) << one << QRect(0, 0, 800, 600);
     QTest::newRow("larger than the screen") << QRect(0, 0, 1600, 1000) << one << QRect(0, 0, 1024, 700);
     QTest::newRow("mostly on the second screen")
@@ -288,8 +289,9 @@ void tst_MainWindow::geometryIsClamped()
     QSettings().setValue(u"mainWindow/geometry/rect"_s, saved);
     MainWindow window;
     const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
-    QVERIFY2(screen.contains(window.geometry()), qPrintable(u"%1,%2 %3×%4"_s.arg(window.x()).arg(window.y())
-                                                                 .arg(window.width()).arg(window.height())));
+    QVERIFY2(screen.contains(window.geometry()),
+        qPrintable(
+            u"%1,%2 %3×%4"_s.arg(window.x()).arg(window.y()).arg(window.width()).arg(window.height())));
 }
 
 // File › Open starts in the current document's folder, else in the last folder used.

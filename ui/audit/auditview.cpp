@@ -144,8 +144,8 @@ AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pare
     const int digit = m_table->fontMetrics().horizontalAdvance(u'0');
     const int widths[] = { 26, 5, 14, 11, 11, 11, 11, 5, 5, 7, 16 };
     for (int c = 0; c < AuditModel::ColumnCount; ++c) {
-        const int title = header->fontMetrics().horizontalAdvance(
-                              m_model->headerData(c, Qt::Horizontal).toString())
+        const int title
+            = header->fontMetrics().horizontalAdvance(m_model->headerData(c, Qt::Horizontal).toString())
             + 3 * digit;
         header->resizeSection(c, std::max(widths[c] * digit + 12, title));
     }

@@ -95,7 +95,8 @@ QWidget *CompareTreesView::createSide(QTreeView *tree, QLabel *title)
     };
     fit(CompareModel::DTypeColumn, { u"BF16"_s });
     fit(CompareModel::ShapeColumn, { u"[128256, 4096]"_s, u"1,000 tensors"_s });
-    fit(CompareModel::StatusColumn, { CompareModel::statusLabel(PairStatus::ShapeChanged), tr("within tolerance") });
+    fit(CompareModel::StatusColumn,
+        { CompareModel::statusLabel(PairStatus::ShapeChanged), tr("within tolerance") });
     header->setMinimumSectionSize(metrics.horizontalAdvance(u'0') * 6);
     return side;
 }
@@ -106,8 +107,7 @@ QWidget *CompareTreesView::createLegend()
     legend->setObjectName(u"compareLegend"_s);
     QString html;
     const auto item = [](PairStatus status, bool withinTolerance, const QString &text) {
-        return u"%1&nbsp;%2&nbsp;&nbsp; "_s.arg(
-            CompareModel::swatchHtml(status, withinTolerance), text);
+        return u"%1&nbsp;%2&nbsp;&nbsp; "_s.arg(CompareModel::swatchHtml(status, withinTolerance), text);
     };
     for (PairStatus status : { PairStatus::Identical, PairStatus::Changed })
         html += item(status, false, CompareModel::statusLabel(status));

@@ -30,8 +30,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QSignalBlocker>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
@@ -65,8 +65,8 @@ void sizeTreeColumns(QTreeView *tree, const QStringList &dtypes)
     header->setSectionResizeMode(TensorTreeModel::NameColumn, QHeaderView::Stretch);
     const int padding = 2 * digit + 4;
     const auto fit = [&](int column, const QStringList &samples) {
-        int width = QFontMetrics(header->font()).horizontalAdvance(
-                        tree->model()->headerData(column, Qt::Horizontal).toString())
+        int width = QFontMetrics(header->font())
+                        .horizontalAdvance(tree->model()->headerData(column, Qt::Horizontal).toString())
             + header->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header);
         for (const QString &sample : samples)
             width = std::max(width, metrics.horizontalAdvance(sample));
@@ -751,8 +751,9 @@ QString CheckpointView::summaryText() const
     // The size is the files' (header included), labelled so it is not read as the tensor data
     // the Overview gives.
     const QString size = m_checkpoint->isSharded()
-        ? tr("files %1 in %2").arg(sizeText(m_checkpoint->totalFileBytes()),
-              countNoun(m_checkpoint->shards().size(), tr("shard"), tr("shards")))
+        ? tr("files %1 in %2")
+              .arg(sizeText(m_checkpoint->totalFileBytes()),
+                  countNoun(m_checkpoint->shards().size(), tr("shard"), tr("shards")))
         : tr("file size %1").arg(sizeText(m_checkpoint->totalFileBytes()));
     QString text = u"%1 · %2 · %3"_s.arg(countNoun(totals.tensors, tr("tensor"), tr("tensors")),
         countNoun(totals.parameters, tr("parameter"), tr("parameters")), size);

@@ -204,8 +204,8 @@ void MetadataPane::showFile(const Checkpoint &checkpoint, std::size_t shard)
         for (std::size_t s = 0; s < checkpoint.shards().size(); ++s) {
             const auto &file = checkpoint.shards()[s];
             addItem(shards, elidedText(checkpoint.shardNames()[s]),
-                file ? tr("%1, %2").arg(sizeText(file->mapping().size()),
-                           countNoun(tensors[s], tr("tensor"), tr("tensors")))
+                file ? tr("%1, %2").arg(
+                    sizeText(file->mapping().size()), countNoun(tensors[s], tr("tensor"), tr("tensors")))
                      : tr("could not be read"));
         }
         shards->setExpanded(checkpoint.shards().size() <= 20);
@@ -216,7 +216,8 @@ void MetadataPane::showFile(const Checkpoint &checkpoint, std::size_t shard)
                 && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
             if (key == "total_size" && digits) {
                 const std::uint64_t bytes = std::strtoull(value.c_str(), nullptr, 10);
-                addItem(indexSection, elidedText(key), tr("%1 (%2 bytes)").arg(sizeText(bytes), countText(bytes)));
+                addItem(indexSection, elidedText(key),
+                    tr("%1 (%2 bytes)").arg(sizeText(bytes), countText(bytes)));
                 continue;
             }
             addValue(indexSection, elidedText(key), value); // JSON text: objects unfold, strings show bare

@@ -32,8 +32,9 @@ ShardPicker::ShardPicker(const Checkpoint &checkpoint, QWidget *parent)
     for (std::size_t s = 0; s < checkpoint.shards().size(); ++s) {
         const auto &file = checkpoint.shards()[s];
         const QString name = shownName(checkpoint.shardNames()[s], 80);
-        addItem(file ? tr("%1 — %2, %3").arg(name, sizeText(file->mapping().size()),
-                           countNoun(tensors[s], tr("tensor"), tr("tensors")))
+        addItem(file ? tr("%1 — %2, %3")
+                           .arg(name, sizeText(file->mapping().size()),
+                               countNoun(tensors[s], tr("tensor"), tr("tensors")))
                      : tr("%1 — could not be read").arg(name));
         setItemData(count() - 1, itemText(count() - 1), Qt::ToolTipRole);
         widest = std::max(widest, fontMetrics().horizontalAdvance(itemText(count() - 1)));

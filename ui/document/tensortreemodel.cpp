@@ -285,8 +285,9 @@ QVariant TensorTreeModel::data(const QModelIndex &index, int role) const
         if (index.column() == SizeColumn)
             return tr("%1 bytes").arg(countText(totals.bytes));
         if (index.column() == ParametersColumn)
-            return totals.parameters == UINT64_MAX ? tr("more than 2^64 parameters")
-                                                   : countNoun(totals.parameters, tr("parameter"), tr("parameters"));
+            return totals.parameters == UINT64_MAX
+                ? tr("more than 2^64 parameters")
+                : countNoun(totals.parameters, tr("parameter"), tr("parameters"));
         if (const QuantizedWeight *w = weightOf(n); w && index.column() != ParametersColumn)
             return tr("%1: stored as %2 %3, dequantized to %4")
                 .arg(toQString(w->name), toQString(std::string(dtypeName(infoOf(n)->dtype))),

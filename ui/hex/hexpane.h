@@ -16,8 +16,8 @@ class SafetensorsFile;
 struct TensorInfo;
 
 // The hex pane: a HexView under a "Go to offset" field, over a line with the value of the
-// element under the cursor and one saying where the cursor's byte is. Ctrl+G (while the pane has focus; the main window may bind it globally through
-// focusGoToOffset) puts the caret in the field.
+// element under the cursor and one saying where the cursor's byte is. Ctrl+G (while the pane has focus; the
+// main window may bind it globally through focusGoToOffset) puts the caret in the field.
 class HexPane : public QWidget {
     Q_OBJECT
 

@@ -2,9 +2,9 @@
 
 #include "core/io/safetensorsfile.h"
 #include "core/text/uniquesuffix.h"
+#include "ui/common/qtformat.h"
 #include "ui/hex/bytedescription.h"
 #include "ui/layoutmap/layoutmapstyle.h"
-#include "ui/common/qtformat.h"
 
 #include <QFileInfo>
 #include <QHelpEvent>
@@ -353,8 +353,7 @@ QString LayoutMapView::captionText() const
     QString text
         = tr("%1 — %2: header %3, %4 tensors")
               .arg(shownName(QFileInfo(toQString(m_file->path())).fileName().toStdString()),
-                  sizeText(header.fileSize),
-                  sizeText(header.dataStart), countText(header.tensors.size()));
+                  sizeText(header.fileSize), sizeText(header.dataStart), countText(header.tensors.size()));
     if (holes)
         text += holes == 1 ? tr(", 1 hole") : tr(", %1 holes").arg(holes);
     if (overlaps)
