@@ -1,5 +1,7 @@
 #include "core/format/diagnostic.h"
 
+#include "core/text/textformat.h"
+
 #include <algorithm>
 
 namespace stb {
@@ -9,7 +11,7 @@ std::string diagnosticLine(const Diagnostic &d)
     std::string text(d.id());
     if (!d.reference().empty())
         text += " (" + std::string(d.reference()) + ")";
-    return text + " at byte " + std::to_string(d.offset) + ": " + d.message;
+    return text + " at byte " + formatCount(d.offset) + ": " + d.message;
 }
 
 void DiagnosticList::putErrorsFirst()

@@ -31,16 +31,13 @@ std::uint64_t validateTensors(Header &header, const std::vector<std::size_t> &or
         if (t.begin != start || t.end < t.begin) {
             std::string why;
             if (t.end < t.begin)
-                why = "ends (" + std::to_string(t.end) + ") before it begins ("
-                    + std::to_string(t.begin) + ")";
+                why = "ends (" + formatCount(t.end) + ") before it begins (" + formatCount(t.begin) + ")";
             else if (t.begin > start)
-                why = "begins at " + std::to_string(t.begin) + " but the previous tensor ends at "
-                    + std::to_string(start) + ": a hole of " + std::to_string(t.begin - start)
-                    + " bytes";
+                why = "begins at " + formatCount(t.begin) + " but the previous tensor ends at "
+                    + formatCount(start) + ": a hole of " + formatCount(t.begin - start) + " bytes";
             else
-                why = "begins at " + std::to_string(t.begin) + " but the previous tensor ends at "
-                    + std::to_string(start) + ": they overlap by "
-                    + std::to_string(start - t.begin) + " bytes";
+                why = "begins at " + formatCount(t.begin) + " but the previous tensor ends at "
+                    + formatCount(start) + ": they overlap by " + formatCount(start - t.begin) + " bytes";
             add(diagnose(Rule::Offsets, "tensor " + name + " data_offsets [" + std::to_string(t.begin) + ", "
                               + std::to_string(t.end) + "] " + why,
                           t.headerOffset, t.name));
@@ -56,26 +53,27 @@ std::uint64_t validateTensors(Header &header, const std::vector<std::size_t> &or
         }
         const unsigned bits = dtypeBits(t.dtype);
         if (*count > UINT64_MAX / bits) {
-            add(diagnose(Rule::Overflow, "tensor " + name + ": " + std::to_string(*count) + " elements of "
-                              + std::string(dtypeName(t.dtype)) + " overflow 64 bits of size",
-                          t.headerOffset, t.name));
+            add(diagnose(Rule::Overflow,
+                "tensor " + name + ": " + formatCount(*count) + " elements of "
+                    + std::string(dtypeName(t.dtype)) + " overflow 64 bits of size",
+                t.headerOffset, t.name));
             continue;
         }
         const std::uint64_t nbits = *count * bits;
         if (nbits % 8 != 0) {
-            add(diagnose(Rule::SubByte, "tensor " + name + ": " + std::to_string(*count) + " elements of "
-                              + std::to_string(bits) + "-bit " + std::string(dtypeName(t.dtype))
-                              + " make " + std::to_string(nbits)
-                              + " bits, not a whole number of bytes",
-                          t.headerOffset, t.name));
+            add(diagnose(Rule::SubByte,
+                "tensor " + name + ": " + formatCount(*count) + " elements of " + formatCount(bits) + "-bit "
+                    + std::string(dtypeName(t.dtype)) + " make " + formatCount(nbits)
+                    + " bits, not a whole number of bytes",
+                t.headerOffset, t.name));
             continue;
         }
         if (orderedExtent && t.end - t.begin != nbits / 8) {
-            add(diagnose(Rule::Size, "tensor " + name + ": data_offsets span "
-                              + std::to_string(t.end - t.begin) + " bytes but "
-                              + std::string(dtypeName(t.dtype)) + " " + formatShape(t.shape)
-                              + " needs " + std::to_string(nbits / 8),
-                          t.headerOffset, t.name));
+            add(diagnose(Rule::Size,
+                "tensor " + name + ": data_offsets span " + formatCount(t.end - t.begin) + " bytes but "
+                    + std::string(dtypeName(t.dtype)) + " " + formatShape(t.shape) + " needs "
+                    + formatCount(nbits / 8),
+                t.headerOffset, t.name));
         }
     }
     return start;
@@ -89,10 +87,11 @@ void addWarnings(Header &header, std::string_view json, const std::vector<std::s
                                 "accepts it, some other readers refuse it",
                                 8));
     if (header.headerLength > kHubHeaderLimit)
-        d.add(diagnose(Rule::LargeHeader, "the header is " + std::to_string(header.headerLength)
-                                    + " bytes: over 25,000,000, which the Hugging Face Hub's "
-                                      "readers refuse",
-                                0));
+        d.add(diagnose(Rule::LargeHeader,
+            "the header is " + formatCount(header.headerLength)
+                + " bytes: over 25,000,000, which the Hugging Face Hub's "
+                  "readers refuse",
+            0));
 
     std::size_t dtypeUse[kDTypeCount] = {};
     const TensorInfo *firstUse[kDTypeCount] = {};
@@ -108,31 +107,32 @@ void addWarnings(Header &header, std::string_view json, const std::vector<std::s
             // The warning is about the zero-size one: name it and point at its own entry.
             const TensorInfo &empty = previous->byteLength() == 0 ? *previous : t;
             const TensorInfo &other = &empty == previous ? t : *previous;
-            d.add(diagnose(Rule::SharedOffset, "zero-size tensor shares offset " + std::to_string(t.begin) + " with " + quotedName(other.name),
-                                    empty.headerOffset, empty.name));
+            d.add(diagnose(Rule::SharedOffset,
+                "zero-size tensor shares offset " + formatCount(t.begin) + " with " + quotedName(other.name),
+                empty.headerOffset, empty.name));
         }
         previous = &t;
         const unsigned bytes = dtypeBits(t.dtype) / 8;
         if (bytes > 1 && t.byteLength() > 0 && header.fileOffset(t) % bytes != 0) {
             if (++misaligned <= 100)
-                d.add(diagnose(Rule::Misaligned, "tensor " + quotedName(t.name) + " starts at file offset "
-                                            + std::to_string(header.fileOffset(t))
-                                            + ", not a multiple of its " + std::to_string(bytes)
-                                            + "-byte element: zero-copy loaders must copy it",
-                                        header.fileOffset(t), t.name));
+                d.add(diagnose(Rule::Misaligned,
+                    "tensor " + quotedName(t.name) + " starts at file offset "
+                        + formatCount(header.fileOffset(t)) + ", not a multiple of its " + formatCount(bytes)
+                        + "-byte element: zero-copy loaders must copy it",
+                    header.fileOffset(t), t.name));
         }
     }
     if (misaligned > 100)
-        d.add(diagnose(Rule::Misaligned, std::to_string(misaligned - 100)
-                                    + " more tensors are not aligned to their element size",
-                                header.dataStart));
+        d.add(diagnose(Rule::Misaligned,
+            formatCount(misaligned - 100) + " more tensors are not aligned to their element size",
+            header.dataStart));
     for (const auto &info : allDTypes()) {
         const auto di = static_cast<std::size_t>(info.dtype);
         if (dtypeUse[di] && !info.knownToOlderReaders)
-            d.add(diagnose(Rule::NewDtype, std::to_string(dtypeUse[di]) + " tensor(s) use "
-                                        + std::string(info.name)
-                                        + ", which older safetensors readers do not know",
-                                    firstUse[di]->headerOffset, firstUse[di]->name));
+            d.add(diagnose(Rule::NewDtype,
+                formatCount(dtypeUse[di]) + " tensor(s) use " + std::string(info.name)
+                    + ", which older safetensors readers do not know",
+                firstUse[di]->headerOffset, firstUse[di]->name));
     }
     for (const auto &[key, value] : header.metadata) {
         if (isJsonContainerText(value))
@@ -182,8 +182,8 @@ Header parseHeader(std::span<const std::byte> prefix, std::uint64_t fileSize)
     Header header;
     header.fileSize = fileSize;
     if (fileSize < 8 || prefix.size() < 8) {
-        header.diagnostics.add(diagnose(Rule::HeaderTooSmall, "the file has " + std::to_string(fileSize)
-                + " bytes: fewer than the 8 that hold the header length",
+        header.diagnostics.add(diagnose(Rule::HeaderTooSmall,
+            "the file has " + formatCount(fileSize) + " bytes: fewer than the 8 that hold the header length",
             0));
         header.dataStart = fileSize;
         return header;
@@ -194,21 +194,23 @@ Header parseHeader(std::span<const std::byte> prefix, std::uint64_t fileSize)
     header.headerLength = n;
     header.dataStart = std::min<std::uint64_t>(fileSize, n > fileSize ? fileSize : 8 + n);
     if (n > kMaxHeaderLength) {
-        header.diagnostics.add(
-            diagnose(Rule::HeaderTooLarge, "the header length is " + std::to_string(n)
-                          + " bytes: more than the 100,000,000 the reference accepts",
-                      0));
+        header.diagnostics.add(diagnose(Rule::HeaderTooLarge,
+            "the header length is " + formatCount(n)
+                + " bytes: more than the 100,000,000 the reference accepts",
+            0));
         return header;
     }
     if (8 + n > fileSize || 8 + n > prefix.size()) {
-        header.diagnostics.add(diagnose(Rule::HeaderLength, "the header length says the header ends at byte " + std::to_string(8 + n)
-                + " but the file has only " + std::to_string(fileSize) + " bytes",
+        header.diagnostics.add(diagnose(Rule::HeaderLength,
+            "the header length says the header ends at byte " + formatCount(8 + n) + " but the file has only "
+                + formatCount(fileSize) + " bytes",
             0));
         return header;
     }
     const std::string_view json(reinterpret_cast<const char *>(prefix.data()) + 8, n);
     if (const auto bad = findInvalidUtf8(json); bad != std::string_view::npos) {
-        header.diagnostics.add(diagnose(Rule::HeaderUtf8, "the header is not valid UTF-8 (byte " + std::to_string(8 + bad) + ")", 8 + bad));
+        header.diagnostics.add(diagnose(
+            Rule::HeaderUtf8, "the header is not valid UTF-8 (byte " + formatCount(8 + bad) + ")", 8 + bad));
         return header;
     }
 
@@ -221,13 +223,15 @@ Header parseHeader(std::span<const std::byte> prefix, std::uint64_t fileSize)
         if (header.errorCount() == before && dataEnd + 8 + n != fileSize) {
             const std::uint64_t tensorEnd = 8 + n + dataEnd;
             if (dataEnd <= fileSize - 8 - n)
-                header.diagnostics.add(diagnose(Rule::Coverage, "the tensors end at byte " + std::to_string(tensorEnd) + " but the file goes on to "
-                        + std::to_string(fileSize) + ": " + std::to_string(fileSize - tensorEnd)
+                header.diagnostics.add(diagnose(Rule::Coverage,
+                    "the tensors end at byte " + formatCount(tensorEnd) + " but the file goes on to "
+                        + formatCount(fileSize) + ": " + formatCount(fileSize - tensorEnd)
                         + " trailing bytes",
                     tensorEnd));
             else
-                header.diagnostics.add(diagnose(Rule::Coverage, "the tensors need " + std::to_string(dataEnd) + " bytes of data but the file holds "
-                        + std::to_string(fileSize - 8 - n) + " after the header: it is truncated",
+                header.diagnostics.add(diagnose(Rule::Coverage,
+                    "the tensors need " + formatCount(dataEnd) + " bytes of data but the file holds "
+                        + formatCount(fileSize - 8 - n) + " after the header: it is truncated",
                     fileSize));
         }
     }

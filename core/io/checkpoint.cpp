@@ -257,9 +257,9 @@ void Checkpoint::checkTotalSize()
     const std::uint64_t sum = totalTensorBytes();
     if (sum != *m_index.totalSize)
         m_diagnostics.add(diagnose(Rule::IndexTotalSize,
-                                   "metadata.total_size is " + std::to_string(*m_index.totalSize)
-                                       + " but the shards' tensors hold " + std::to_string(sum) + " bytes",
-                                   0));
+            "metadata.total_size is " + formatCount(*m_index.totalSize) + " but the shards' tensors hold "
+                + formatCount(sum) + " bytes",
+            0));
 }
 
 bool Checkpoint::valid() const

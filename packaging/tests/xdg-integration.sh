@@ -92,9 +92,10 @@ done
 export DISPLAY=:$(head -1 "$scratch/display")
 unset QT_QPA_PLATFORM WAYLAND_DISPLAY
 
-# Waits for our browser to run with FILE as an argument and show a window titled with its name.
+# Waits for our browser to run with FILE as an argument and show a window titled with TITLE
+# (the file's name unless given).
 expect_browser_with() {
-  local file=$1 how=$2 pid= window=
+  local file=$1 how=$2 title=${3:-$(basename "$1")} pid= window=
   for _ in $(seq 150); do
     for pid in $(our_browsers); do
       tr '\0' '\n' <"/proc/$pid/cmdline" | grep -qxF -- "$file" && break 2
@@ -104,11 +105,11 @@ expect_browser_with() {
   [ -n "$pid" ] || fail "$how: no safetensors-browser process with argument $file"
   echo "ok: $how started safetensors-browser (pid $pid) with $file"
   for _ in $(seq 150); do
-    window=$(xdotool search --onlyvisible --name "$(basename "$file")" 2>/dev/null | head -1 || true)
+    window=$(xdotool search --onlyvisible --name "$title" 2>/dev/null | head -1 || true)
     [ -n "$window" ] && break
     sleep 0.1
   done
-  [ -n "$window" ] || fail "$how: no window titled with $(basename "$file")"
+  [ -n "$window" ] || fail "$how: no window titled with $title"
   echo "ok: $how: window '$(xdotool getwindowname "$window")'"
   stop_browsers
 }
@@ -121,4 +122,5 @@ wait $! || true
 
 gio launch "$prefix/share/applications/$app_id.desktop" "$files/model.safetensors.index.json" \
   >"$scratch/gio.log" 2>&1 || { cat "$scratch/gio.log"; fail "gio launch"; }
-expect_browser_with "$files/model.safetensors.index.json" "gio launch"
+# A sharded model is titled by its folder: every Hub index has the same name.
+expect_browser_with "$files/model.safetensors.index.json" "gio launch" "$(basename "$files")"

@@ -4,6 +4,7 @@
 // HashMetadata/TensorInfo, then Metadata::validate, then the coverage check), never from our
 // implementation; offsets are the byte where a person should look, found in the test's own JSON.
 #include "core/format/header.h"
+#include "core/text/textformat.h"
 
 #include "core/format/dtype.h"
 #include "core/format/writer.h"
@@ -530,7 +531,7 @@ void tst_Header::rules_data()
         const std::string fits
             = object({ entry("a", "U8", "[2305843009213693951]", 0, 2305843009213693951ull) });
         bad("coverage: U8 [2^61-1] fits", rawFile(fits), Rule::Coverage, "MetadataIncompleteBuffer", none,
-            8 + static_cast<qint64>(fits.size()), -1, "2305843009213693951");
+            8 + static_cast<qint64>(fits.size()), -1, "2,305,843,009,213,693,951");
     }
 
     // sub-byte: element count x bits must be whole bytes (F4, F6).
@@ -613,19 +614,20 @@ void tst_Header::rules_data()
         const std::string huge = object({ entry("a", "U8", "[5000000000]", 0, 5'000'000'000ull) });
         const qint64 hugeStart = 8 + static_cast<qint64>(huge.size());
         bad("coverage: 5 GB tensor, no data", rawFile(huge), Rule::Coverage, "MetadataIncompleteBuffer", none,
-            hugeStart, -1, "need 5000000000 bytes of data but the file holds 0");
+            hugeStart, -1, "need 5,000,000,000 bytes of data but the file holds 0");
         ok("coverage: 5 GB tensor with its bytes", rawFile(huge), hugeStart + 5'000'000'000);
         const std::string straddle = object({ entry("a", "U8", "[4294967296]", 0, 4294967296ull),
             entry("b", "F32", "[1]", 4294967296ull, 4294967300ull) });
         const qint64 straddleEnd = 8 + static_cast<qint64>(straddle.size()) + 4294967300;
         ok("coverage: tensors across 4 GiB", rawFile(straddle), straddleEnd);
-        bad("coverage: one byte short after 4 GiB", rawFile(straddle), Rule::Coverage, "MetadataIncompleteBuffer",
-            none, straddleEnd - 1, straddleEnd - 1,
-            "need 4294967300 bytes of data but the file holds 4294967299");
-        bad("coverage: one byte extra after 4 GiB", rawFile(straddle), Rule::Coverage, "MetadataIncompleteBuffer",
-            none, straddleEnd, straddleEnd + 1,
-            "end at byte " + QByteArray::number(straddleEnd) + " but the file goes on to "
-                + QByteArray::number(straddleEnd + 1));
+        bad("coverage: one byte short after 4 GiB", rawFile(straddle), Rule::Coverage,
+            "MetadataIncompleteBuffer", none, straddleEnd - 1, straddleEnd - 1,
+            "need 4,294,967,300 bytes of data but the file holds 4,294,967,299");
+        bad("coverage: one byte extra after 4 GiB", rawFile(straddle), Rule::Coverage,
+            "MetadataIncompleteBuffer", none, straddleEnd, straddleEnd + 1,
+            "end at byte " + QByteArray::fromStdString(formatCount(std::uint64_t(straddleEnd)))
+                + " but the file goes on to "
+                + QByteArray::fromStdString(formatCount(std::uint64_t(straddleEnd + 1))));
     }
 }
 

@@ -304,6 +304,7 @@ void tst_AuditView::sha256OfEachFile()
     m_view->computeSha256();
     auto *dialog = m_view->findChild<Sha256Dialog *>();
     QVERIFY(dialog);
+    QVERIFY2(dialog->introText().startsWith(u"SHA-256 of this file,"_s), qPrintable(dialog->introText()));
     QTRY_VERIFY(!dialog->digest(0).isEmpty());
     QFile file(m_path);
     QVERIFY(file.open(QIODevice::ReadOnly));

@@ -1,15 +1,19 @@
+#include "ui/common/qtformat.h"
 #include "ui/document/checkpointview.h"
 #include "ui/document/diagnosticspane.h"
-#include "ui/shell/documentarea.h"
-#include "ui/shell/filewatcher.h"
-#include "ui/hex/hexpane.h"
-#include "ui/hex/hexview.h"
-#include "ui/shell/messagebar.h"
 #include "ui/document/metadatapane.h"
 #include "ui/document/overviewpane.h"
+#include "ui/document/shardpicker.h"
 #include "ui/document/tensorfiltermodel.h"
 #include "ui/document/tensortreemodel.h"
+#include "ui/hex/hexpane.h"
+#include "ui/hex/hexview.h"
+#include "ui/layoutmap/layoutmapview.h"
+#include "ui/shell/documentarea.h"
+#include "ui/shell/filewatcher.h"
+#include "ui/shell/messagebar.h"
 
+#include "core/format/writer.h"
 #include "core/io/checkpoint.h"
 #include "tests/support/testfiles.h"
 
@@ -17,6 +21,8 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QGuiApplication>
+#include <QHeaderView>
+#include <QIcon>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -53,6 +59,13 @@ private slots:
     void truncatedWhileOpenMarksStale();
     void unreadablePathShowsMessage();
     void hundredThousandTensorsOpenQuickly();
+    void treeNamesElideInTheMiddle_data();
+    void treeNamesElideInTheMiddle();
+    void compactCounts_data();
+    void compactCounts();
+    void sizesAreLabelled();
+    void missingBytesAreMarked();
+    void shardPickerPicksTheFilePanesShard();
 
 private:
     QString writeSample(const QString &name);
@@ -451,6 +464,170 @@ void tst_CheckpointView::hundredThousandTensorsOpenQuickly()
     qInfo("100,000 tensors: open, parse, tree and first paint in %lld ms", ms);
     // Speed is judged by tests/bench/bench_gui, not here: this checks the 100,000 rows work.
     QVERIFY(view.selectPath(u"model.layers.999.block.99.weight"_s));
+}
+
+// Names are cut in the middle (".k_proj." and ".v_proj." stay apart), the name column takes the
+// width the other columns leave, which every one of them fits into, and the whole name is the
+// tooltip, in the tree and in the flat list.
+void tst_CheckpointView::treeNamesElideInTheMiddle_data()
+{
+    QTest::addColumn<bool>("flat");
+    QTest::newRow("tree") << false;
+    QTest::newRow("flat") << true;
+}
+
+void tst_CheckpointView::treeNamesElideInTheMiddle()
+{
+    QFETCH(bool, flat);
+    CheckpointView view(open(m_sample), u"sample.safetensors"_s);
+    view.setFlat(flat);
+    view.resize(1024, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTreeView *tree = view.treeView();
+    QCOMPARE(tree->textElideMode(), Qt::ElideMiddle);
+    QHeaderView *header = tree->header();
+    QCOMPARE(header->sectionResizeMode(TensorTreeModel::NameColumn), QHeaderView::Stretch);
+    // Every column's header reads; the columns fill the view without a sideways scroll.
+    for (int c = TensorTreeModel::DTypeColumn; c < TensorTreeModel::ColumnCount; ++c) {
+        const QString title = tree->model()->headerData(c, Qt::Horizontal).toString();
+        QVERIFY2(header->sectionSize(c) > header->fontMetrics().horizontalAdvance(title), qPrintable(title));
+    }
+    QCOMPARE(header->length(), tree->viewport()->width());
+    const int narrow = header->sectionSize(TensorTreeModel::NameColumn);
+    view.resize(1600, 1000);
+    QTRY_VERIFY(header->sectionSize(TensorTreeModel::NameColumn) > narrow);
+
+    const QString name = u"model.layers.7.self_attn.k_proj.weight"_s;
+    QVERIFY(view.selectPath(name));
+    const QModelIndex current = tree->currentIndex();
+    QCOMPARE(current.data(Qt::ToolTipRole).toString(), name);
+    QCOMPARE(current.data().toString(), flat ? name : u"weight"_s);
+}
+
+void tst_CheckpointView::compactCounts_data()
+{
+    QTest::addColumn<qulonglong>("value");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("0") << 0ull << u"0"_s;
+    QTest::newRow("999,999") << 999'999ull << u"999,999"_s;
+    QTest::newRow("a million") << 1'000'000ull << u"1.0 M"_s;
+    QTest::newRow("16,777,216") << 16'777'216ull << u"16.8 M"_s;
+    QTest::newRow("rounds up to the next scale") << 999'960'000ull << u"1.0 B"_s;
+    QTest::newRow("235 B model") << 234'471'288'832ull << u"234.5 B"_s;
+    QTest::newRow("405 B") << 405'000'000'000ull << u"405.0 B"_s;
+    QTest::newRow("1.2 T") << 1'200'000'000'000ull << u"1.2 T"_s;
+    QTest::newRow("2^64-1") << ~0ull << u"18,446.7 P"_s;
+}
+
+void tst_CheckpointView::compactCounts()
+{
+    QFETCH(qulonglong, value);
+    QFETCH(QString, expected);
+    const QLocale before;
+    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates)); // "." and ","
+    const QString text = compactCountText(value);
+    QLocale::setDefault(before);
+    QCOMPARE(text, expected);
+}
+
+// The status bar's size is the file's and says so; the Overview's is the tensor data's and
+// says so; the Parameters column is compact with the exact count as its tooltip.
+void tst_CheckpointView::sizesAreLabelled()
+{
+    CheckpointView view(open(m_sample), u"sample.safetensors"_s);
+    const QString size = sizeText(view.checkpoint()->totalFileBytes());
+    QVERIFY2(view.summaryText().contains(u"file size "_s + size), qPrintable(view.summaryText()));
+    const QString overview = view.overviewPane()->plainText();
+    QVERIFY2(overview.contains(u"Tensor data"_s), qPrintable(overview));
+    QVERIFY(!overview.contains(u"Bytes"_s));
+    QVERIFY(!view.summaryText().contains(u"missing"_s));
+    const auto *model = static_cast<TensorTreeModel *>(view.filterModel()->sourceModel());
+    const QModelIndex parameters = model->index(0, TensorTreeModel::ParametersColumn);
+    const auto count = parameters.data(TensorTreeModel::ParametersRole).toULongLong();
+    QCOMPARE(parameters.data().toString(), compactCountText(count));
+    QCOMPARE(parameters.data(Qt::ToolTipRole).toString(), countText(count) + u" parameters"_s);
+}
+
+// A truncated file: the tensors whose bytes are gone carry a warning icon and say which bytes,
+// and the status bar counts them.
+void tst_CheckpointView::missingBytesAreMarked()
+{
+    const QString path = m_dir.filePath(u"truncated.safetensors"_s);
+    const std::string json = R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+                             R"("b":{"dtype":"F32","shape":[4],"data_offsets":[16,32]},)"
+                             R"("c":{"dtype":"F32","shape":[400],"data_offsets":[32,1632]}})";
+    QVERIFY(test::writeBytes(path.toStdString(), test::rawFile(json, 20)));
+    CheckpointView view(open(path), u"truncated.safetensors"_s);
+    QVERIFY2(view.summaryText().endsWith(u"2 tensors have missing bytes"_s), qPrintable(view.summaryText()));
+    const auto *model = static_cast<TensorTreeModel *>(view.filterModel()->sourceModel());
+    const quint64 dataStart = view.checkpoint()->shards()[0]->header().dataStart;
+    const quint64 fileSize = dataStart + 20;
+    QVERIFY(model->missingBytesText(model->indexOfPath(u"a"_s)).isEmpty());
+    QVERIFY(model->indexOfPath(u"a"_s).data(Qt::DecorationRole).isNull());
+    const struct {
+        QString name;
+        quint64 begin, end;
+    } missing[] { { u"b"_s, fileSize, dataStart + 32 }, { u"c"_s, dataStart + 32, dataStart + 1632 } };
+    for (const auto &m : missing) {
+        const QModelIndex index = model->indexOfPath(m.name);
+        const QString expected = u"bytes %1–%2 lie past the end of the file (file is %3 bytes)"_s.arg(
+            countText(m.begin), countText(m.end), countText(fileSize));
+        QCOMPARE(model->missingBytesText(index), expected);
+        QCOMPARE(index.data(Qt::ToolTipRole).toString(), m.name + u'\n' + expected);
+        QVERIFY(!index.data(Qt::DecorationRole).value<QIcon>().isNull());
+    }
+}
+
+// A sharded model: the file panes show the selected tensor's shard or the one picked; the
+// Metadata pane lists every shard and gives total_size as a size.
+void tst_CheckpointView::shardPickerPicksTheFilePanesShard()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    for (int s = 0; s < 2; ++s) {
+        const std::vector<TensorSpec> specs { { "layer." + std::to_string(s) + ".weight", DType::F32,
+            { 2 } } };
+        const std::vector<std::vector<std::byte>> data { std::vector<std::byte>(8, std::byte { 1 }) };
+        std::string error;
+        QVERIFY2(
+            writeFile(dir.filePath(u"part-%1.safetensors"_s.arg(s)).toStdString(), specs, data, {}, error),
+            error.c_str());
+    }
+    const QString index = dir.filePath(u"model.safetensors.index.json"_s);
+    QVERIFY(test::writeBytes(index.toStdString(), [] {
+        const std::string json
+            = R"({"metadata": {"total_size": 1234567}, "weight_map": )"
+              R"({"layer.0.weight": "part-0.safetensors", "layer.1.weight": "part-1.safetensors"}})";
+        return std::vector<std::byte>(reinterpret_cast<const std::byte *>(json.data()),
+            reinterpret_cast<const std::byte *>(json.data()) + json.size());
+    }()));
+    CheckpointView view(open(index), u"model"_s);
+    ShardPicker *picker = view.shardPicker();
+    QVERIFY(picker);
+    QCOMPARE(picker->count(), 2);
+    QVERIFY2(picker->itemText(1).startsWith(u"part-1.safetensors — "_s), qPrintable(picker->itemText(1)));
+    QVERIFY(picker->itemText(1).endsWith(u", 1 tensor"_s));
+    QVERIFY(view.selectPath(u"layer.1.weight"_s));
+    QCOMPARE(view.shownShard(), std::size_t(1));
+    QCOMPARE(picker->currentIndex(), 1);
+    view.setCurrentPane(CheckpointView::LayoutTab);
+    QCOMPARE(view.layoutMap()->extents().empty(), false);
+    QSignalSpy picked(picker, &ShardPicker::shardPicked);
+    picker->activated(0); // what a click on the first entry emits
+    QCOMPARE(picked.count(), 1);
+    QCOMPARE(view.shownShard(), std::size_t(0));
+    QCOMPARE(picker->currentIndex(), 0);
+    view.setCurrentPane(CheckpointView::MetadataTab);
+    const auto items
+        = view.metadataPane()->tree()->findItems(u"total_size"_s, Qt::MatchExactly | Qt::MatchRecursive);
+    QCOMPARE(items.size(), 1);
+    QVERIFY2(items.first()->text(1).endsWith(u"(1,234,567 bytes)"_s), qPrintable(items.first()->text(1)));
+    const auto shardItems = view.metadataPane()->tree()->findItems(
+        u"part-1.safetensors"_s, Qt::MatchExactly | Qt::MatchRecursive);
+    QVERIFY(!shardItems.isEmpty());
+    QVERIFY(shardItems.last()->text(1).endsWith(u", 1 tensor"_s));
+    QVERIFY(view.metadataPane()->tree()->topLevelItem(0)->text(0).contains(u"part-0.safetensors"_s));
 }
 
 QTEST_MAIN(tst_CheckpointView)

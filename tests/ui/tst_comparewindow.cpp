@@ -21,9 +21,11 @@
 #include <QCheckBox>
 #include <QDropEvent>
 #include <QElapsedTimer>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QMimeData>
 #include <QScopeGuard>
 #include <QScrollBar>
@@ -31,9 +33,9 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTreeView>
 
 #include <limits>
-#include <QTreeView>
 
 #include <cstring>
 
@@ -98,6 +100,7 @@ private slots:
     void dropReplacesSides();
     void darkPalette();
     void hundredThousandTensors();
+    void columnsAndLegendFitAt1024();
 
 private:
     void openAndWait(CompareWindow &window, const QString &a, const QString &b);
@@ -536,6 +539,50 @@ void tst_CompareWindow::hundredThousandTensors()
     QVERIFY(window.trees()->selectPath(u"model.layers.999.t0"_s) == false); // identical: filtered out
     QVERIFY(window.trees()->selectPath(u"model.layers.990.t0"_s));
     qInfo("100,000 tensors compared, shown and filtered in %lld ms", timer.elapsed());
+}
+
+// At 1024×700 the status and shape of every row read whole, and the legend is one line.
+void tst_CompareWindow::columnsAndLegendFitAt1024()
+{
+    CompareWindow window;
+    window.resize(1024, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    openAndWait(window, m_a, m_b);
+    for (QTreeView *tree : { window.trees()->treeA(), window.trees()->treeB() }) {
+        tree->expandAll();
+        QCOMPARE(tree->textElideMode(), Qt::ElideMiddle);
+        QCOMPARE(tree->header()->sectionResizeMode(CompareModel::NameColumn), QHeaderView::Stretch);
+        QVERIFY2(tree->header()->length() <= tree->viewport()->width(),
+            qPrintable(u"%1 px of columns in %2 (name %3)"_s.arg(tree->header()->length())
+                           .arg(tree->viewport()->width())
+                           .arg(tree->header()->sectionSize(0))));
+        const QFontMetrics metrics = tree->fontMetrics();
+        for (QModelIndex index = tree->model()->index(0, 0); index.isValid();
+             index = tree->indexBelow(index)) {
+            for (int column : { int(CompareModel::ShapeColumn), int(CompareModel::StatusColumn) }) {
+                if (tree->isColumnHidden(column))
+                    continue;
+                const QString text = index.siblingAtColumn(column).data().toString();
+                // A group's status lists its counts ("1 changed · 2 only in A"): its tooltip has them.
+                if (!tree->model()->hasChildren(index) || column == CompareModel::ShapeColumn)
+                    QVERIFY2(metrics.horizontalAdvance(text) < tree->header()->sectionSize(column),
+                        qPrintable(text));
+            }
+        }
+    }
+    // A row's status is the pair's: side B shows it for both, side A gives its names the room.
+    QVERIFY(window.trees()->treeA()->isColumnHidden(CompareModel::StatusColumn));
+    QVERIFY(!window.trees()->treeB()->isColumnHidden(CompareModel::StatusColumn));
+    // Narrower than two trees and the details side by side: the details go under the trees.
+    const auto *splitter = window.trees()->parentWidget();
+    QVERIFY(window.trees()->height() > 200);
+    QVERIFY(splitter);
+    auto *legend = window.findChild<QLabel *>(u"compareLegend"_s);
+    QVERIFY(legend);
+    QVERIFY(!legend->wordWrap());
+    QVERIFY2(legend->sizeHint().width() <= legend->width(),
+        qPrintable(u"legend %1 px in %2"_s.arg(legend->sizeHint().width()).arg(legend->width())));
 }
 
 QTEST_MAIN(tst_CompareWindow)

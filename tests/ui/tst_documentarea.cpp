@@ -130,6 +130,13 @@ void tst_DocumentArea::shardsOpenSideBySide()
     }
     const Diagnostic *problem = view->checkpoint()->firstError();
     QVERIFY2(!problem, problem ? problem->message.c_str() : "");
+    // Every Hub model's index has the same name: the tab is titled by the model's folder, the
+    // tooltip gives the whole path.
+    const QString folder = QFileInfo(m_dir.path()).fileName();
+    QVERIFY(!folder.isEmpty());
+    QCOMPARE(area.tabs()->tabText(area.tabs()->currentIndex()), folder);
+    QCOMPARE(area.tabs()->tabToolTip(area.tabs()->currentIndex()), QFileInfo(index).absoluteFilePath());
+    QCOMPARE(view->title(), folder);
 }
 
 // A million tensors, a ~90 MB header: a watchdog ticking on the GUI thread must never find the

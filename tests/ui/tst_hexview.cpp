@@ -6,6 +6,7 @@
 #include "ui/hex/hexview.h"
 
 #include <QApplication>
+#include <QLabel>
 #include <QLineEdit>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -76,6 +77,8 @@ private slots:
     void beyondFourGiB();
     void decodedValue_data();
     void decodedValue();
+    void paneShowsWholeValue_data();
+    void paneShowsWholeValue();
     void truncatedWhileOpen();
     void staleFile();
     void parseOffset_data();
@@ -91,11 +94,14 @@ private:
 void tst_HexView::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    // F32 [2, 3] = 0 .. 5 and BF16 [4] = 1, -2, 0.5, inf (written by the core writer).
-    const std::vector<TensorSpec> specs { { "f", DType::F32, { 2, 3 } }, { "h", DType::BF16, { 4 } } };
+    // F32 [2, 3] = 0 .. 5, BF16 [4] = 1, -2, 0.5, inf and BF16 [1] = 0.0223388671875 (0x3cb7,
+    // whose exact value has 12 significant digits), written by the core writer.
+    const std::vector<TensorSpec> specs { { "f", DType::F32, { 2, 3 } }, { "h", DType::BF16, { 4 } },
+        { "p", DType::BF16, { 1 } } };
     const std::vector<std::vector<std::byte>> data { floatBytes({ 0.0f, 1.0f, 2.0f, 3.0f, 4.5f, -5.0f }),
         { std::byte(0x80), std::byte(0x3F), std::byte(0x00), std::byte(0xC0), std::byte(0x00),
-            std::byte(0x3F), std::byte(0x80), std::byte(0x7F) } };
+            std::byte(0x3F), std::byte(0x80), std::byte(0x7F) },
+        { std::byte(0xB7), std::byte(0x3C) } };
     const std::string path = m_dir.filePath(u"small.safetensors"_s).toStdString();
     std::string error;
     QVERIFY2(writeFile(path, specs, data, {}, error), error.c_str());
@@ -233,7 +239,8 @@ void tst_HexView::beyondFourGiB()
     QCOMPARE(moved.last().at(0).toULongLong(), target);
     QVERIFY(view.topRow() <= hg::rowOfOffset(target));
     QVERIFY(hg::rowOfOffset(target) < view.topRow() + view.visibleRowCount());
-    QVERIFY2(view.cursorDescription().contains(u"tensor big (U8) element ["_s),
+    QVERIFY2(view.cursorDescription().contains(u"tensor big (U8)"_s)
+            && view.cursorElement().startsWith(u"element ["_s),
         qPrintable(view.cursorDescription()));
     QVERIFY(view.cursorDescription().contains(u"0x140000007"_s));
 
@@ -290,8 +297,8 @@ void tst_HexView::beyondFourGiB()
     // The last tensor's values, read and decoded past 17 GiB.
     view.setTensor(&file->header().tensors[1]);
     view.goToOffset(file->header().fileOffset(file->header().tensors[1]) + 8);
-    QVERIFY2(view.cursorDescription().endsWith(u"tensor w (F32) element [2] = 2.5"_s),
-        qPrintable(view.cursorDescription()));
+    QVERIFY2(view.cursorDescription().endsWith(u"tensor w (F32)"_s), qPrintable(view.cursorDescription()));
+    QCOMPARE(view.cursorElement(), u"element [2] = 2.5 (f32 0x40200000)"_s);
     const QImage image = view.grab().toImage();
     QVERIFY(!image.isNull());
 }
@@ -300,37 +307,92 @@ void tst_HexView::decodedValue_data()
 {
     QTest::addColumn<int>("tensor");
     QTest::addColumn<quint64>("byte");
-    QTest::addColumn<QString>("expected");
+    QTest::addColumn<QString>("location");
+    QTest::addColumn<QString>("element");
     // The writer sorts by descending dtype: the F32 tensor comes first in the data.
-    QTest::newRow("F32 [0, 1]") << 0 << quint64(4) << u"tensor f (F32) element [0, 1] = 1"_s;
-    QTest::newRow("F32 [1, 1] inner byte") << 0 << quint64(19) << u"tensor f (F32) element [1, 1] = 4.5"_s;
-    QTest::newRow("F32 [1, 2]") << 0 << quint64(20) << u"tensor f (F32) element [1, 2] = -5"_s;
-    QTest::newRow("BF16 [0]") << 1 << quint64(0) << u"tensor h (BF16) element [0] = 1"_s;
-    QTest::newRow("BF16 [1]") << 1 << quint64(3) << u"tensor h (BF16) element [1] = -2"_s;
-    QTest::newRow("BF16 [2]") << 1 << quint64(4) << u"tensor h (BF16) element [2] = 0.5"_s;
-    QTest::newRow("BF16 [3]") << 1 << quint64(6) << u"tensor h (BF16) element [3] = inf"_s;
+    QTest::newRow("F32 [0, 1]") << 0 << quint64(4) << u"tensor f (F32)"_s
+                                << u"element [0, 1] = 1 (f32 0x3f800000)"_s;
+    QTest::newRow("F32 [1, 1] inner byte")
+        << 0 << quint64(19) << u"tensor f (F32)"_s << u"element [1, 1] = 4.5 (f32 0x40900000)"_s;
+    QTest::newRow("F32 [1, 2]") << 0 << quint64(20) << u"tensor f (F32)"_s
+                                << u"element [1, 2] = -5 (f32 0xc0a00000)"_s;
+    QTest::newRow("BF16 [0]") << 1 << quint64(0) << u"tensor h (BF16)"_s
+                              << u"element [0] = 1 (bf16 0x3f80)"_s;
+    QTest::newRow("BF16 [1]") << 1 << quint64(3) << u"tensor h (BF16)"_s
+                              << u"element [1] = -2 (bf16 0xc000)"_s;
+    QTest::newRow("BF16 [2]") << 1 << quint64(4) << u"tensor h (BF16)"_s
+                              << u"element [2] = 0.5 (bf16 0x3f00)"_s;
+    QTest::newRow("BF16 [3]") << 1 << quint64(6) << u"tensor h (BF16)"_s
+                              << u"element [3] = inf (bf16 0x7f80)"_s;
+    QTest::newRow("BF16 full precision")
+        << 2 << quint64(1) << u"tensor p (BF16)"_s << u"element [0] = 0.0223388671875 (bf16 0x3cb7)"_s;
 }
 
 void tst_HexView::decodedValue()
 {
     QFETCH(int, tensor);
     QFETCH(quint64, byte);
-    QFETCH(QString, expected);
+    QFETCH(QString, location);
+    QFETCH(QString, element);
     HexView view;
     view.resize(720, 300);
     view.setFile(m_small);
     const TensorInfo &info = m_small->header().tensors[std::size_t(tensor)];
+    QCOMPARE(QString::fromStdString(info.name), location.section(u' ', 1, 1));
     view.setTensor(&info);
     view.goToOffset(m_small->header().fileOffset(info) + byte);
-    QVERIFY2(view.cursorDescription().endsWith(expected), qPrintable(view.cursorDescription()));
+    QVERIFY2(view.cursorDescription().endsWith(location), qPrintable(view.cursorDescription()));
+    QCOMPARE(view.cursorElement(), element);
     // The same words without the selection: the extent under the cursor names the tensor.
     view.setTensor(nullptr);
-    QVERIFY2(view.cursorDescription().endsWith(expected), qPrintable(view.cursorDescription()));
+    QVERIFY2(view.cursorDescription().endsWith(location), qPrintable(view.cursorDescription()));
+    QCOMPARE(view.cursorElement(), element);
     view.goToOffset(3);
     QVERIFY(view.cursorDescription().endsWith(
         u"region: header length prefix (%1 bytes of header)"_s.arg(m_small->header().headerLength)));
+    QVERIFY(view.cursorElement().isEmpty());
     view.goToOffset(9);
     QVERIFY(view.cursorDescription().endsWith(u"region: header"_s));
+}
+
+// The value has a line of its own in the pane: a tensor name of 300 characters in the location
+// line does not cut it, even in a narrow pane.
+void tst_HexView::paneShowsWholeValue_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::newRow("420 px") << 420;
+    QTest::newRow("760 px") << 760;
+}
+
+void tst_HexView::paneShowsWholeValue()
+{
+    QFETCH(int, width);
+    const std::string name = std::string(300, 'n') + ".weight";
+    const std::vector<TensorSpec> specs { { name, DType::BF16, { 2, 1 } } };
+    const std::vector<std::vector<std::byte>> data { { std::byte(0xB7), std::byte(0x3C), std::byte(0xB7),
+        std::byte(0xBC) } };
+    const std::string path = m_dir.filePath(u"longname.safetensors"_s).toStdString();
+    std::string error;
+    QVERIFY2(writeFile(path, specs, data, {}, error), error.c_str());
+    const auto file = SafetensorsFile::open(path, error);
+    QVERIFY2(file, error.c_str());
+    HexPane pane;
+    pane.resize(width, 400);
+    pane.setFile(file);
+    pane.setTensor(&file->header().tensors[0]);
+    pane.view()->goToOffset(file->header().fileOffset(file->header().tensors[0]) + 2);
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    QCOMPARE(pane.elementText(), u"element [1, 0] = -0.0223388671875 (bf16 0xbcb7)"_s);
+    QVERIFY(pane.locationText().contains(QString::fromStdString(name)));
+    const auto *label = pane.findChild<QLabel *>(u"hexElement"_s);
+    QVERIFY(label && label->isVisible());
+    QCOMPARE(pane.width(), width);
+    QVERIFY2(label->width() >= label->fontMetrics().horizontalAdvance(pane.elementText()),
+        qPrintable(u"%1 px for the value line"_s.arg(label->width())));
+    pane.view()->goToOffset(0);
+    QVERIFY(pane.elementText().isEmpty());
+    QVERIFY(!label->isVisible());
 }
 
 void tst_HexView::truncatedWhileOpen()
@@ -374,7 +436,8 @@ void tst_HexView::staleFile()
     view.setStale(true);
     QVERIFY(view.isStale());
     view.goToOffset(m_small->header().dataStart);
-    QVERIFY(view.cursorDescription().endsWith(u"element [0, 0] (the file changed on disk)"_s));
+    QVERIFY(view.cursorDescription().endsWith(u"tensor f (F32) (the file changed on disk)"_s));
+    QCOMPARE(view.cursorElement(), u"element [0, 0]"_s); // no value: nothing is read
     QVERIFY(!view.grab().isNull());
     view.setFile(m_small);
     QVERIFY(!view.isStale());

@@ -42,6 +42,8 @@ private slots:
     void brokenFileShowsHolesAndOverlaps();
     void selectionIsPainted();
     void manyTensors();
+    void labelsTellBlocksApart();
+    void captionWraps();
     void screenshot();
 
 private:
@@ -163,6 +165,49 @@ void tst_LayoutMapView::selectionIsPainted()
     const QColor after = view.grab().toImage().pixelColor(centre);
     QVERIFY(before != after);
     QVERIFY2(after.red() > 200 && after.blue() < 100, qPrintable(after.name())); // the orange selection
+}
+
+void tst_LayoutMapView::labelsTellBlocksApart()
+{
+    const std::string k0 = "model.layers.0.self_attn.k_proj.weight",
+                      v0 = "model.layers.0.self_attn.v_proj.weight",
+                      k1 = "model.layers.1.self_attn.k_proj.weight";
+    const std::string json = "{" + entry(k0, 0, 1 << 20) + "," + entry(v0, 1 << 20, 2 << 20) + ","
+        + entry(k1, 2 << 20, 3 << 20) + "," + entry("model.tiny.weight", 3 << 20, (3 << 20) + 2) + "}";
+    const auto file = write(u"labels.safetensors"_s, test::rawFile(json, (3 << 20) + 2));
+    QVERIFY(file && file->header().valid());
+    LayoutMapView view;
+    view.resize(900, 160);
+    view.setFile(file);
+    const QStringList expected { u"0.self_attn.k_proj.weight"_s, u"v_proj.weight"_s,
+        u"1.self_attn.k_proj.weight"_s, QString() }; // the tiny block has no room for a label
+    for (std::size_t t = 0; t < 4; ++t) {
+        const auto index = extentOf(view, Extent::Kind::Tensor, std::ptrdiff_t(t));
+        QVERIFY(index);
+        QCOMPARE(view.extentLabel(*index), expected[qsizetype(t)]);
+    }
+    QVERIFY(view.extentLabel(*extentOf(view, Extent::Kind::Header)).isEmpty());
+}
+
+// A broken file's caption lists its problems; in a narrow view it wraps over more lines and the
+// map starts below it, instead of the caption being cut.
+void tst_LayoutMapView::captionWraps()
+{
+    const std::string json = "{" + entry("a", 0, 64) + "," + entry("b", 80, 160) + "," + entry("c", 128, 192)
+        + "," + entry("d", 192, 400) + "}";
+    const auto file = write(u"broken-caption.safetensors"_s, test::rawFile(json, 300));
+    QVERIFY(file);
+    LayoutMapView view;
+    view.setFile(file);
+    QVERIFY(view.caption().endsWith(u"bytes missing past the end"_s));
+    const int line = view.fontMetrics().height();
+    view.resize(1200, 200);
+    const int wideTop = view.extentRect(0).top();
+    QVERIFY2(wideTop < 8 + 2 * line, qPrintable(QString::number(wideTop)));
+    view.resize(view.fontMetrics().horizontalAdvance(view.caption()) / 3, 300);
+    const int narrowTop = view.extentRect(0).top();
+    QVERIFY2(narrowTop >= wideTop + 2 * line, qPrintable(u"%1 vs %2"_s.arg(narrowTop).arg(wideTop)));
+    QVERIFY(!view.grab().isNull());
 }
 
 void tst_LayoutMapView::manyTensors()

@@ -6,14 +6,20 @@
 #include "ui/shell/documentmenus.h"
 #include "ui/shell/mainwindow.h"
 #include "ui/shell/recentfiles.h"
+#include "ui/shell/windowgeometry.h"
 
 #include "tests/support/testfiles.h"
 
 #include <QAction>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QGuiApplication>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMimeData>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -44,7 +50,11 @@ private slots:
     void dropOpensFiles();
     void recentFilesDropVanished();
     void recentFilesKeepPathBytes();
+    void geometryIsRestored_data();
     void geometryIsRestored();
+    void geometryIsClamped_data();
+    void geometryIsClamped();
+    void openDialogStartsNearby();
     void keyboardReachesEverything();
     void menusShowShortcuts();
 
@@ -214,17 +224,93 @@ void tst_MainWindow::recentFilesKeepPathBytes()
     QCOMPARE(pathFromQString(requested.first().first().toString()), bytes);
 }
 
+void tst_MainWindow::geometryIsRestored_data()
+{
+    QTest::addColumn<QRect>("shown");
+    QTest::addColumn<bool>("maximized");
+    QTest::newRow("inside the screen") << QRect(37, 53, 640, 420) << false;
+    QTest::newRow("small") << QRect(120, 90, 400, 300) << false;
+    QTest::newRow("maximized") << QRect(60, 40, 520, 380) << true;
+}
+
+// The client rectangle comes back exactly (no drift by a guessed frame height), launch after
+// launch, and a maximized window comes back maximized with its normal rectangle kept.
 void tst_MainWindow::geometryIsRestored()
 {
-    {
+    QFETCH(QRect, shown);
+    QFETCH(bool, maximized);
+    const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+    QVERIFY2(screen.contains(shown), qPrintable(u"screen %1×%2"_s.arg(screen.width()).arg(screen.height())));
+    for (int launch = 0; launch < 3; ++launch) {
         MainWindow window;
-        window.resize(900, 640);
+        if (launch == 0)
+            window.setGeometry(shown);
+        else
+            QCOMPARE(window.geometry(), shown);
+        if (maximized && launch == 0)
+            window.setWindowState(Qt::WindowMaximized);
+        QCOMPARE(window.isMaximized(), maximized);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
+        if (!maximized)
+            QCOMPARE(window.geometry(), shown);
         window.close();
     }
-    MainWindow again;
-    QCOMPARE(again.size(), QSize(900, 640));
+}
+
+// A rectangle saved on a screen that is gone (or larger than the screen) comes back on it.
+void tst_MainWindow::geometryIsClamped_data()
+{
+    QTest::addColumn<QRect>("saved");
+    QTest::addColumn<QList<QRect>>("screens");
+    QTest::addColumn<QRect>("expected");
+    const QList<QRect> one { QRect(0, 0, 1024, 700) };
+    const QList<QRect> two { QRect(0, 0, 1024, 700), QRect(1024, 0, 1600, 1000) };
+    QTest::newRow("inside: unchanged") << QRect(10, 20, 800, 600) << one << QRect(10, 20, 800, 600);
+    QTest::newRow("off the right edge") << QRect(900, 20, 800, 600) << one << QRect(224, 20, 800, 600);
+    QTest::newRow("on a screen that is gone")
+        << QRect(3000, 1500, 800, 600) << one << QRect(224, 100, 800, 600);
+    QTest::newRow("above and left") << QRect(-300, -50, 800, 600) << one << QRect(0, 0, 800, 600);
+    QTest::newRow("larger than the screen") << QRect(0, 0, 1600, 1000) << one << QRect(0, 0, 1024, 700);
+    QTest::newRow("mostly on the second screen")
+        << QRect(1000, 100, 1200, 800) << two << QRect(1024, 100, 1200, 800);
+    QTest::newRow("below the first, beside the second")
+        << QRect(100, 650, 800, 600) << two << QRect(100, 100, 800, 600);
+    QTest::newRow("no screens: unchanged") << QRect(5, 5, 10, 10) << QList<QRect>() << QRect(5, 5, 10, 10);
+}
+
+void tst_MainWindow::geometryIsClamped()
+{
+    QFETCH(QRect, saved);
+    QFETCH(QList<QRect>, screens);
+    QFETCH(QRect, expected);
+    QCOMPARE(placeOnScreens(saved, screens), expected);
+    // Through the settings, with the test's real screen.
+    QSettings().setValue(u"mainWindow/geometry/rect"_s, saved);
+    MainWindow window;
+    const QRect screen = QGuiApplication::primaryScreen()->availableGeometry();
+    QVERIFY2(screen.contains(window.geometry()),
+        qPrintable(
+            u"%1,%2 %3×%4"_s.arg(window.x()).arg(window.y()).arg(window.width()).arg(window.height())));
+}
+
+// File › Open starts in the current document's folder, else in the last folder used.
+void tst_MainWindow::openDialogStartsNearby()
+{
+    MainWindow window;
+    QCOMPARE(window.openDialogFolder(), QString());
+    const QString last = QDir::tempPath();
+    QSettings().setValue(u"mainWindow/lastFolder"_s, last);
+    QCOMPARE(window.openDialogFolder(), last);
+    QTemporaryDir other;
+    QVERIFY(other.isValid());
+    const QString path = other.filePath(u"nearby.safetensors"_s);
+    QVERIFY(QFile::copy(write(u"nearby.safetensors"_s, 1), path));
+    window.openFiles({ path });
+    QTRY_COMPARE_WITH_TIMEOUT(window.documents()->openingCount(), 0, 60000);
+    QCOMPARE(window.openDialogFolder(), QFileInfo(path).absolutePath());
+    window.documents()->closeCurrentTab();
+    QCOMPARE(window.openDialogFolder(), last);
 }
 
 // Ctrl+F, Escape, Alt+digit, Ctrl+G, Ctrl+Tab and Ctrl+PgUp/PgDn, pressed as a user presses them.

@@ -133,11 +133,22 @@ AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pare
     m_table->verticalHeader()->hide();
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    // What a reader scans first comes first: the name (cut in the middle, 26 digits wide), its
+    // flags (as wide as the longest, fitFlagsColumn), dtype and shape; then the numbers, which
+    // scroll sideways in a narrow window rather than squeezing the name. Each column is as wide
+    // as what it holds ("[128256, 4096]", "-2.62737e-07").
+    QHeaderView *header = m_table->horizontalHeader();
+    header->setStretchLastSection(true);
+    header->moveSection(header->visualIndex(AuditModel::FlagsColumn), 1);
+    m_table->setTextElideMode(Qt::ElideMiddle);
     const int digit = m_table->fontMetrics().horizontalAdvance(u'0');
-    const int widths[] = { 30, 6, 11, 10, 10, 10, 10, 6, 6, 7 };
-    for (int c = 0; c < AuditModel::FlagsColumn; ++c)
-        m_table->horizontalHeader()->resizeSection(c, widths[c] * digit + 12);
+    const int widths[] = { 26, 5, 14, 11, 11, 11, 11, 5, 5, 7, 16 };
+    for (int c = 0; c < AuditModel::ColumnCount; ++c) {
+        const int title
+            = header->fontMetrics().horizontalAdvance(m_model->headerData(c, Qt::Horizontal).toString())
+            + 3 * digit;
+        header->resizeSection(c, std::max(widths[c] * digit + 12, title));
+    }
 
     connect(m_cancel, &QPushButton::clicked, this, &AuditView::cancel);
     connect(&m_job, &JobTrackerBase::progressChanged, m_progress, &QProgressBar::setValue);
@@ -248,9 +259,23 @@ void AuditView::onFinished(std::optional<AuditResult> result)
     }
     m_model->setResult(m_checkpoint, std::move(*result));
     m_model->setIgnores(ignores());
+    fitFlagsColumn();
     updateSummary();
     setRunning(false);
     emit finished(true);
+}
+
+// As wide as the longest flags text of any row (not only those on screen: the column must not
+// jump while scrolling), at most 60 digits; the tooltip has every flag in full.
+void AuditView::fitFlagsColumn()
+{
+    const QFontMetrics metrics = m_table->fontMetrics();
+    const int digit = metrics.horizontalAdvance(u'0');
+    int widest = 16 * digit;
+    for (int row = 0; row < m_model->rowCount() && widest < 60 * digit; ++row)
+        widest = std::max(widest,
+            metrics.horizontalAdvance(m_model->index(row, AuditModel::FlagsColumn).data().toString()));
+    m_table->horizontalHeader()->resizeSection(AuditModel::FlagsColumn, std::min(widest, 60 * digit) + 16);
 }
 
 void AuditView::setRunning(bool running)

@@ -81,6 +81,7 @@ signals:
 private:
     void onFinished(std::optional<AuditResult> result);
     void setRunning(bool running);
+    void fitFlagsColumn();
     void exportWithDialog(bool markdown);
     void showContextMenu(const QPoint &position);
     void keepingSelection(const std::function<void()> &change);

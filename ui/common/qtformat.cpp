@@ -17,6 +17,23 @@ QString countText(std::uint64_t value)
     return QLocale().toString(static_cast<qulonglong>(value));
 }
 
+QString compactCountText(std::uint64_t value)
+{
+    if (value < 1'000'000)
+        return countText(value);
+    struct Scale {
+        double divisor;
+        char16_t suffix;
+    };
+    static constexpr Scale kScales[] { { 1e6, u'M' }, { 1e9, u'B' }, { 1e12, u'T' }, { 1e15, u'P' } };
+    const double v = static_cast<double>(value);
+    std::size_t i = 0;
+    // 999,960,000 would round to "1000.0 M": move up a scale where the rounded text would.
+    while (i + 1 < std::size(kScales) && v / kScales[i].divisor >= 999.95)
+        ++i;
+    return QLocale().toString(v / kScales[i].divisor, 'f', 1) + u' ' + QChar(kScales[i].suffix);
+}
+
 QString sizeText(std::uint64_t bytes)
 {
     // formattedDataSize takes qint64; sizes past 2^63 only come from broken headers.

@@ -18,6 +18,10 @@ inline QString toQString(std::string_view text)
 }
 // "1,234,567" with the locale's group separators; never truncated to int.
 QString countText(std::uint64_t value);
+// A count that fits a narrow column: exact below a million ("524,288"), else one decimal and
+// a short-scale suffix ("16.8 M", "235.0 B", "1.2 T"), the way model cards give parameters.
+// Show the exact countText beside it (a tooltip) where the digits matter.
+QString compactCountText(std::uint64_t value);
 // "1.5 MiB" (IEC units), with the exact byte count for small values.
 QString sizeText(std::uint64_t bytes);
 // "0x1A2B (6,699)": an offset as a hex editor shows it, with its decimal.

@@ -56,6 +56,9 @@ CompareTreesView::CompareTreesView(QWidget *parent)
     layout->addWidget(createLegend());
     connectPair(m_treeA, m_treeB);
     connectPair(m_treeB, m_treeA);
+    // A row's status is the pair's, the same on both sides: B's column says it for both, and A's
+    // names get the room.
+    m_treeA->setColumnHidden(CompareModel::StatusColumn, true);
 }
 
 QWidget *CompareTreesView::createSide(QTreeView *tree, QLabel *title)
@@ -75,11 +78,26 @@ QWidget *CompareTreesView::createSide(QTreeView *tree, QLabel *title)
     tree->setIndentation(tree->fontMetrics().horizontalAdvance(u'0') * 2); // dotted names nest deep
     tree->setSelectionMode(QAbstractItemView::SingleSelection);
     tree->setSelectionBehavior(QAbstractItemView::SelectRows);
-    const int digit = tree->fontMetrics().horizontalAdvance(u'0');
-    tree->header()->resizeSection(CompareModel::NameColumn, 23 * digit);
-    tree->header()->resizeSection(CompareModel::DTypeColumn, 6 * digit);
-    tree->header()->resizeSection(CompareModel::ShapeColumn, 9 * digit);
-    tree->header()->setStretchLastSection(true);
+    // The name takes what the other columns leave (cut in the middle); they are as wide as what
+    // they hold: "[128256, 4096]", "1,000 tensors", "within tolerance", "all identical".
+    tree->setTextElideMode(Qt::ElideMiddle);
+    QHeaderView *header = tree->header();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(CompareModel::NameColumn, QHeaderView::Stretch);
+    const QFontMetrics metrics = tree->fontMetrics();
+    const int padding = metrics.horizontalAdvance(u'0') * 2 + 8;
+    const auto fit = [&](int column, std::initializer_list<QString> samples) {
+        int width = header->fontMetrics().horizontalAdvance(
+            tree->model()->headerData(column, Qt::Horizontal).toString());
+        for (const QString &sample : samples)
+            width = std::max(width, metrics.horizontalAdvance(sample));
+        header->resizeSection(column, width + padding);
+    };
+    fit(CompareModel::DTypeColumn, { u"BF16"_s });
+    fit(CompareModel::ShapeColumn, { u"[128256, 4096]"_s, u"1,000 tensors"_s });
+    fit(CompareModel::StatusColumn,
+        { CompareModel::statusLabel(PairStatus::ShapeChanged), tr("within tolerance") });
+    header->setMinimumSectionSize(metrics.horizontalAdvance(u'0') * 6);
     return side;
 }
 
@@ -89,8 +107,7 @@ QWidget *CompareTreesView::createLegend()
     legend->setObjectName(u"compareLegend"_s);
     QString html;
     const auto item = [](PairStatus status, bool withinTolerance, const QString &text) {
-        return u"%1&nbsp;%2&nbsp;&nbsp;&nbsp; "_s.arg(
-            CompareModel::swatchHtml(status, withinTolerance), text);
+        return u"%1&nbsp;%2&nbsp;&nbsp; "_s.arg(CompareModel::swatchHtml(status, withinTolerance), text);
     };
     for (PairStatus status : { PairStatus::Identical, PairStatus::Changed })
         html += item(status, false, CompareModel::statusLabel(status));
@@ -98,9 +115,13 @@ QWidget *CompareTreesView::createLegend()
     for (PairStatus status :
         { PairStatus::DTypeChanged, PairStatus::ShapeChanged, PairStatus::OnlyInA, PairStatus::OnlyInB })
         html += item(status, false, CompareModel::statusLabel(status));
-    html += toneHtml(Tone::Muted, u"<i>%1</i>"_s.arg(tr("grey italic: missing on this side")));
     legend->setText(html);
-    legend->setWordWrap(true);
+    // One line: it fits at 1024 px; a narrower window cuts it rather than being held wider. The
+    // grey italic rows need no entry: they say "only in A" or "only in B" themselves.
+    legend->setWordWrap(false);
+    legend->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    legend->setToolTip(tr("Row colours: what happened to each tensor between A and B. Grey italic rows "
+                          "stand for a tensor missing on that side."));
     return legend;
 }
 
@@ -121,7 +142,11 @@ void CompareTreesView::connectPair(QTreeView *from, QTreeView *to)
     // setValue with the value it already has emits nothing, so the two bars cannot ping-pong.
     connect(
         from->verticalScrollBar(), &QScrollBar::valueChanged, to->verticalScrollBar(), &QScrollBar::setValue);
-    connect(from->header(), &QHeaderView::sectionResized, to, [to](int section, int, int size) {
+    // Widths the user drags; the name stretches on each side, and A hides its status column.
+    connect(from->header(), &QHeaderView::sectionResized, to, [from, to](int section, int, int size) {
+        if (section == CompareModel::NameColumn || size == 0 || from->isColumnHidden(section)
+            || to->isColumnHidden(section))
+            return;
         if (to->header()->sectionSize(section) != size)
             to->header()->resizeSection(section, size);
     });

@@ -26,6 +26,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -39,6 +40,8 @@ using namespace Qt::StringLiterals;
 namespace stb {
 
 namespace {
+
+constexpr int kSideBySideWidth = 1200; // below it the details go under the trees
 
 // A tolerance as typed: empty means "not given"; in the user's locale or in C ("1e-3").
 std::optional<double> parseTolerance(const QString &text, bool &ok)
@@ -79,7 +82,7 @@ CompareWindow::CompareWindow(QWidget *parent)
     layout->setContentsMargins(4, 4, 4, 0);
     layout->addWidget(m_bar);
     layout->addWidget(createControls());
-    auto *splitter = new QSplitter(Qt::Horizontal, central);
+    auto *splitter = m_splitter = new QSplitter(Qt::Horizontal, central);
     splitter->addWidget(m_trees);
     // The selection's details, or the whole comparison over depth.
     auto *right = new QTabWidget(central);
@@ -87,7 +90,13 @@ CompareWindow::CompareWindow(QWidget *parent)
     right->setObjectName(u"compareTabs"_s);
     right->addTab(m_details, tr("Details"));
     right->addTab(m_depth, tr("Depth"));
-    splitter->addWidget(right);
+    // In a scroll area: under the trees (a narrow window) the details may get less height than
+    // their two charts ask for, and scroll rather than squeeze the trees.
+    auto *rightScroll = new QScrollArea(central);
+    rightScroll->setWidget(right);
+    rightScroll->setWidgetResizable(true);
+    rightScroll->setFrameShape(QFrame::NoFrame);
+    splitter->addWidget(rightScroll);
     connect(m_depth, &CompareDepthPane::pathActivated, this, &CompareWindow::selectPath);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
@@ -128,6 +137,19 @@ CompareWindow::CompareWindow(QWidget *parent)
 }
 
 CompareWindow::~CompareWindow() = default; // the runner, a child, cancels and waits
+
+// Two trees of four columns and the details need some 1,300 px side by side: in a narrower
+// window the details go under the trees, which then get the whole width.
+void CompareWindow::resizeEvent(QResizeEvent *event)
+{
+    QMainWindow::resizeEvent(event);
+    const Qt::Orientation wanted = width() < kSideBySideWidth ? Qt::Vertical : Qt::Horizontal;
+    if (m_splitter->orientation() == wanted)
+        return;
+    m_splitter->setOrientation(wanted);
+    // Scaled to the splitter's length when it is laid out (not yet known here): 3 to 2.
+    m_splitter->setSizes({ 3000, 2000 });
+}
 
 QWidget *CompareWindow::createControls()
 {

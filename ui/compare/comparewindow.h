@@ -12,6 +12,7 @@ class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
+class QSplitter;
 class QPushButton;
 
 namespace stb {
@@ -71,6 +72,7 @@ signals:
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     QWidget *createControls();
@@ -92,6 +94,7 @@ private:
     JobTracker<std::pair<std::shared_ptr<const Checkpoint>, std::shared_ptr<const Checkpoint>>> m_opening;
     MessageBar *m_bar;
     CompareTreesView *m_trees;
+    QSplitter *m_splitter = nullptr; // the trees beside the details, or above them when narrow
     CompareDetailsPane *m_details;
     CompareDepthPane *m_depth;
     QLineEdit *m_filter = nullptr;

@@ -7,6 +7,7 @@
 #include "ui/document/diagnosticspane.h"
 #include "ui/document/metadatapane.h"
 #include "ui/document/overviewpane.h"
+#include "ui/document/shardpicker.h"
 #include "ui/document/tensorfiltermodel.h"
 #include "ui/document/tensortreemodel.h"
 #include "ui/hex/hexpane.h"
@@ -31,9 +32,10 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QSignalBlocker>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSplitter>
+#include <QStyle>
 #include <QTabWidget>
 #include <QToolButton>
 #include <QTreeView>
@@ -49,6 +51,49 @@ namespace {
 
 const auto kSplitterKey = u"checkpointView/splitter"_s;
 constexpr std::uint64_t kExpandAllLimit = 20'000; // expanding more rows on each keystroke is slow
+
+// The tensor tree's columns: the name takes the room the others leave and widens with the window
+// (names are elided in the middle, where ".k_proj." and ".v_proj." differ, not at the end); the
+// others are as wide as the longest text they hold here (`dtypes`: this model's dtype labels),
+// measured in the view's font. Indentation is narrow: dotted names nest six levels deep.
+void sizeTreeColumns(QTreeView *tree, const QStringList &dtypes)
+{
+    tree->setTextElideMode(Qt::ElideMiddle);
+    const QFontMetrics &metrics = tree->fontMetrics();
+    const int digit = metrics.horizontalAdvance(u'0');
+    tree->setIndentation(2 * digit);
+    QHeaderView *header = tree->header();
+    header->setStretchLastSection(false);
+    header->setSectionResizeMode(TensorTreeModel::NameColumn, QHeaderView::Stretch);
+    const int padding = 2 * digit + 4;
+    const auto fit = [&](int column, const QStringList &samples) {
+        int width = QFontMetrics(header->font())
+                        .horizontalAdvance(tree->model()->headerData(column, Qt::Horizontal).toString())
+            + header->style()->pixelMetric(QStyle::PM_HeaderMarkSize, nullptr, header);
+        for (const QString &sample : samples)
+            width = std::max(width, metrics.horizontalAdvance(sample));
+        header->resizeSection(column, width + padding);
+    };
+    fit(TensorTreeModel::DTypeColumn, dtypes + QStringList { u"mixed"_s });
+    fit(TensorTreeModel::ShapeColumn, { u"100,000 tensors"_s, u"[128256, 4096]"_s });
+    fit(TensorTreeModel::ParametersColumn, { u"999,999"_s, u"999.9 M"_s });
+    fit(TensorTreeModel::SizeColumn, { u"1023 bytes"_s, u"1,023.9 MiB"_s });
+    // Below this the name column stops shrinking and the view scrolls sideways instead.
+    header->setMinimumSectionSize(6 * digit);
+}
+
+// The labels the DType column shows for this model: its dtypes and its quantization schemes.
+QStringList dtypeLabels(std::uint32_t dtypeMask, const QuantView &quant)
+{
+    QStringList labels;
+    for (unsigned i = 0; i < kDTypeCount; ++i) {
+        if (dtypeMask & (1u << i))
+            labels << toQString(dtypeName(static_cast<DType>(i)));
+    }
+    for (const SchemeTotals &scheme : quant.schemes())
+        labels << u"%1 %2-bit"_s.arg(toQString(quantSchemeName(scheme.scheme))).arg(scheme.bits);
+    return labels;
+}
 
 } // namespace
 
@@ -74,6 +119,7 @@ CheckpointView::CheckpointView(std::shared_ptr<const Checkpoint> checkpoint, con
     m_proxy->setSourceModel(m_model);
     m_model->setCheckpoint(m_checkpoint, std::move(rows));
     m_model->setQuantView(m_quant); // nothing to do when the rows came with it
+    m_missingBytes = TensorTreeModel::missingBytesCount(*m_checkpoint);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -94,8 +140,11 @@ CheckpointView::CheckpointView(std::shared_ptr<const Checkpoint> checkpoint, con
     m_splitter->addWidget(createTreeSide());
     createPanes();
     m_splitter->addWidget(m_panes);
-    m_splitter->setStretchFactor(1, 1);
-    m_splitter->setSizes({ 600, 600 });
+    // The tree gets the larger share: its names are long and its five columns should all read;
+    // the panes wrap or scroll.
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 2);
+    m_splitter->setSizes({ 720, 480 });
     m_splitter->restoreState(QSettings().value(kSplitterKey).toByteArray());
     connect(m_splitter, &QSplitter::splitterMoved, this,
         [this] { QSettings().setValue(kSplitterKey, m_splitter->saveState()); });
@@ -162,18 +211,13 @@ QWidget *CheckpointView::createTreeSide()
     m_tree->setAlternatingRowColors(true);
     m_tree->setSelectionMode(QAbstractItemView::SingleSelection);
     m_tree->setContextMenuPolicy(Qt::CustomContextMenu);
-    const int digit = m_tree->fontMetrics().horizontalAdvance(u'0');
-    m_tree->header()->resizeSection(TensorTreeModel::NameColumn, 27 * digit);
-    m_tree->header()->resizeSection(TensorTreeModel::DTypeColumn, 10 * digit); // "fp8-block 8-bit"
-    m_tree->header()->resizeSection(
-        TensorTreeModel::ShapeColumn, 15 * digit); // "100,000 tensors", "[8192, 28672]"
-    m_tree->header()->resizeSection(TensorTreeModel::ParametersColumn, 11 * digit);
-    m_tree->header()->resizeSection(TensorTreeModel::SizeColumn, 10 * digit);
+    sizeTreeColumns(m_tree, dtypeLabels(m_model->totals({}).dtypeMask, *m_quant));
     layout->addWidget(m_tree, 1);
     m_layersTree = new QTreeView(side);
     m_layersTree->setObjectName(u"layersTree"_s);
     m_layersTree->setUniformRowHeights(true);
     m_layersTree->setAlternatingRowColors(true);
+    m_layersTree->setTextElideMode(Qt::ElideMiddle);
     m_layersTree->setSelectionMode(QAbstractItemView::SingleSelection);
     m_layersTree->hide();
     layout->addWidget(m_layersTree, 1);
@@ -275,6 +319,7 @@ void CheckpointView::setFlat(bool flat)
     if (flat)
         m_expanded = expandedPaths(); // the flat list has no groups to expand
     m_model->setFlat(flat);
+    m_tree->setRootIsDecorated(!flat); // no branches to draw: the names get the room
     if (!flat) {
         for (const QString &path : std::as_const(m_expanded))
             m_tree->expand(m_proxy->mapFromSource(m_model->indexOfPath(path)));
@@ -341,6 +386,17 @@ void CheckpointView::createPanes()
         else
             selectPath(toQString(m_checkpoint->tensors()[tensor].info->name));
     });
+    // A sharded model's file panes show one shard: the selected tensor's, or the one picked here.
+    if (m_checkpoint->isSharded()) {
+        m_shardPicker = new ShardPicker(*m_checkpoint, m_panes);
+        m_shardPicker->setShard(m_shard);
+        m_panes->setCornerWidget(m_shardPicker, Qt::TopRightCorner);
+        connect(m_shardPicker, &ShardPicker::shardPicked, this, &CheckpointView::showShard);
+        // Only the file panes show a shard: elsewhere the picker would mean nothing.
+        connect(m_panes, &QTabWidget::currentChanged, m_shardPicker, [this](int pane) {
+            m_shardPicker->setVisible(pane == LayoutTab || pane == HexTab || pane == MetadataTab);
+        });
+    }
     m_dirty.assign(static_cast<std::size_t>(m_panes->count()), true);
     connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::updatePane);
     connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::currentPaneChanged);
@@ -458,6 +514,8 @@ void CheckpointView::onSelectionChanged()
     m_current = rows.isEmpty() ? QModelIndex() : m_proxy->mapToSource(rows.first());
     if (const auto *tensor = selectedTensor())
         m_shard = tensor->shard;
+    if (m_shardPicker)
+        m_shardPicker->setShard(m_shard);
     std::fill(m_dirty.begin(), m_dirty.end(), true);
     updatePane(m_panes->currentIndex());
     if (!m_audit->isHidden())
@@ -517,6 +575,23 @@ void CheckpointView::updatePane(int pane)
     }
 }
 
+void CheckpointView::showShard(std::size_t shard)
+{
+    if (shard >= m_checkpoint->shards().size() || shard == m_shard)
+        return;
+    m_shard = shard;
+    if (m_shardPicker)
+        m_shardPicker->setShard(shard);
+    for (const Pane pane : { LayoutTab, HexTab, MetadataTab })
+        m_dirty[pane] = true;
+    updatePane(m_panes->currentIndex());
+}
+
+std::size_t CheckpointView::shownShard() const
+{
+    return m_shard;
+}
+
 void CheckpointView::jumpToOffset(quint64 offset, int shard, const QString &tensor)
 {
     if (!tensor.isEmpty())
@@ -524,6 +599,8 @@ void CheckpointView::jumpToOffset(quint64 offset, int shard, const QString &tens
     if (shard < 0)
         return; // an offset in the index JSON, which the Hex pane does not show
     m_shard = static_cast<std::size_t>(shard);
+    if (m_shardPicker)
+        m_shardPicker->setShard(m_shard);
     m_dirty[HexTab] = true;
     setCurrentPane(HexTab);
     m_hex->goToOffset(offset);
@@ -682,13 +759,21 @@ QString CheckpointView::summaryText() const
         if (totals.dtypeMask & (1u << i))
             dtypes << toQString(dtypeName(static_cast<DType>(i)));
     }
+    // The size is the files' (header included), labelled so it is not read as the tensor data
+    // the Overview gives.
+    const QString size = m_checkpoint->isSharded()
+        ? tr("files %1 in %2")
+              .arg(sizeText(m_checkpoint->totalFileBytes()),
+                  countNoun(m_checkpoint->shards().size(), tr("shard"), tr("shards")))
+        : tr("file size %1").arg(sizeText(m_checkpoint->totalFileBytes()));
     QString text = u"%1 · %2 · %3"_s.arg(countNoun(totals.tensors, tr("tensor"), tr("tensors")),
-        countNoun(totals.parameters, tr("parameter"), tr("parameters")),
-        sizeText(m_checkpoint->totalFileBytes()));
+        countNoun(totals.parameters, tr("parameter"), tr("parameters")), size);
     if (!dtypes.isEmpty())
         text += u" · "_s + dtypes.join(u", "_s);
-    if (m_checkpoint->isSharded())
-        text += u" · "_s + countNoun(m_checkpoint->shards().size(), tr("shard"), tr("shards"));
+    if (m_missingBytes > 0)
+        text += u" · "_s
+            + (m_missingBytes == 1 ? tr("1 tensor has missing bytes")
+                                   : tr("%1 tensors have missing bytes").arg(countText(m_missingBytes)));
     return text;
 }
 

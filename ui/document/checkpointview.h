@@ -35,6 +35,7 @@ class LayoutMapView;
 class MessageBar;
 class MetadataPane;
 class OverviewPane;
+class ShardPicker;
 class TensorFilterModel;
 class ValuesPane;
 
@@ -98,6 +99,11 @@ public:
     DiagnosticsPane *diagnosticsPane() const { return m_diagnostics; }
     LayoutMapView *layoutMap() const { return m_layoutMap; }
     HexPane *hexPane() const { return m_hex; }
+    // A sharded model's Layout, Hex and Metadata panes show one shard: the selected tensor's
+    // until another is picked (the picker beside the pane tabs, or showShard).
+    void showShard(std::size_t shard);
+    std::size_t shownShard() const;
+    ShardPicker *shardPicker() const { return m_shardPicker; } // null for a single file
     HistogramPane *histogramPane() const { return m_histogram; }
     ValuesPane *valuesPane() const { return m_values; }
     HeatmapPane *heatmapPane() const { return m_heatmap; }
@@ -148,6 +154,8 @@ private:
     bool m_stale = false;
     QPersistentModelIndex m_current; // in m_model; invalid = the whole checkpoint
     std::size_t m_shard = 0; // the shard whose bytes the file panes show
+    std::uint64_t m_missingBytes = 0; // tensors whose bytes run past the end of their file
+    ShardPicker *m_shardPicker = nullptr;
 
     TensorTreeModel *m_model;
     TensorFilterModel *m_proxy;

@@ -12,7 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <vector>
 
 using namespace Qt::StringLiterals;
 
@@ -191,10 +194,34 @@ void MetadataPane::showFile(const Checkpoint &checkpoint, std::size_t shard)
     if (const ShardIndex *index = checkpoint.index()) {
         auto *indexSection = section(tr("Index"));
         addText(indexSection, tr("Path"), checkpoint.path());
-        addItem(indexSection, tr("Shards"), countText(checkpoint.shards().size()));
+        // The whole model's shards, each with its size and tensor count.
+        auto *shards = addItem(indexSection, tr("Shards"), countText(checkpoint.shards().size()));
+        std::vector<std::size_t> tensors(checkpoint.shards().size(), 0);
+        for (const Checkpoint::Tensor &tensor : checkpoint.tensors()) {
+            if (tensor.shard < tensors.size())
+                ++tensors[tensor.shard];
+        }
+        for (std::size_t s = 0; s < checkpoint.shards().size(); ++s) {
+            const auto &file = checkpoint.shards()[s];
+            addItem(shards, elidedText(checkpoint.shardNames()[s]),
+                file ? tr("%1, %2").arg(
+                    sizeText(file->mapping().size()), countNoun(tensors[s], tr("tensor"), tr("tensors")))
+                     : tr("could not be read"));
+        }
+        shards->setExpanded(checkpoint.shards().size() <= 20);
         addItem(indexSection, tr("Tensors listed"), countText(index->weightMap.size()));
-        for (const auto &[key, value] : index->metadata)
+        for (const auto &[key, value] : index->metadata) {
+            // total_size is a byte count: say so, with digit groups.
+            const bool digits = !value.empty() && value.size() <= 20
+                && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+            if (key == "total_size" && digits) {
+                const std::uint64_t bytes = std::strtoull(value.c_str(), nullptr, 10);
+                addItem(indexSection, elidedText(key),
+                    tr("%1 (%2 bytes)").arg(sizeText(bytes), countText(bytes)));
+                continue;
+            }
             addValue(indexSection, elidedText(key), value); // JSON text: objects unfold, strings show bare
+        }
     }
 }
 

@@ -106,7 +106,7 @@ void OverviewPane::showGroup(const QString &title, const TensorTreeModel::Totals
     QString html = u"<h3>%1</h3><table cellspacing='0' cellpadding='2'>"_s.arg(title.toHtmlEscaped());
     html += row(tr("Tensors"), countText(totals.tensors));
     html += row(tr("Parameters"), countText(totals.parameters));
-    html += row(tr("Bytes"), tr("%1 (%2 bytes)").arg(sizeText(totals.bytes), countText(totals.bytes)));
+    html += row(tr("Tensor data"), tr("%1 (%2 bytes)").arg(sizeText(totals.bytes), countText(totals.bytes)));
     html += u"</table><h4>%1</h4>"_s.arg(tr("By dtype"));
     html += u"<table cellspacing='0' cellpadding='3'><tr><th align='left'>%1</th><th align='right'>%2</th>"
             "<th align='right'>%3</th><th align='right'>%4</th><th align='right'>%5</th></tr>"_s.arg(

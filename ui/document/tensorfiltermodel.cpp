@@ -124,6 +124,10 @@ QVariant TensorFilterModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         return tree->groupText(index.column(), matching);
     case Qt::ToolTipRole:
+        if (index.column() == TensorTreeModel::ParametersColumn)
+            return countNoun(matching.parameters, tr("parameter"), tr("parameters"));
+        if (index.column() == TensorTreeModel::SizeColumn)
+            return tr("%1 bytes").arg(countText(matching.bytes));
         return tr("%1 of %2 match the filter")
             .arg(countText(matching.tensors), countNoun(tree->totals(source).tensors, tr("tensor"), tr("tensors")));
     case TensorTreeModel::ParametersRole:

@@ -3,6 +3,9 @@
 #include "core/quant/quantbadge.h"
 #include "ui/common/qtformat.h"
 
+#include <QApplication>
+#include <QStyle>
+
 #include <algorithm>
 #include <bit>
 
@@ -204,7 +207,8 @@ QVariant TensorTreeModel::groupText(int column, const Totals &totals)
     case ShapeColumn:
         return countNoun(totals.tensors, tr("tensor"), tr("tensors"));
     case ParametersColumn:
-        return totals.parameters == UINT64_MAX ? tr("overflow") : countText(totals.parameters);
+        // Compact, so "235.0 B" fits the column; the exact count is the cell's tooltip.
+        return totals.parameters == UINT64_MAX ? tr("overflow") : compactCountText(totals.parameters);
     case SizeColumn:
         return sizeText(totals.bytes);
     default:
@@ -226,11 +230,22 @@ QVariant TensorTreeModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         return displayData(index);
+    case Qt::DecorationRole:
+        if (index.column() == NameColumn && !missingBytesText(index).isEmpty())
+            return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
+        return {};
     case Qt::ToolTipRole:
-        if (index.column() == NameColumn)
-            return shownName(fullPath(index).toStdString(), 400);
+        if (index.column() == NameColumn) {
+            const QString missing = missingBytesText(index);
+            const QString name = shownName(fullPath(index).toStdString(), 400);
+            return missing.isEmpty() ? name : name + u'\n' + missing;
+        }
         if (index.column() == SizeColumn)
             return tr("%1 bytes").arg(countText(totals.bytes));
+        if (index.column() == ParametersColumn)
+            return totals.parameters == UINT64_MAX
+                ? tr("more than 2^64 parameters")
+                : countNoun(totals.parameters, tr("parameter"), tr("parameters"));
         if (const QuantizedWeight *w = weightOf(n); w && index.column() != ParametersColumn)
             return tr("%1: stored as %2 %3, dequantized to %4\n%5")
                 .arg(shownName(w->name, 400), toQString(std::string(dtypeName(infoOf(n)->dtype))),
@@ -257,6 +272,38 @@ QVariant TensorTreeModel::data(const QModelIndex &index, int role) const
     default:
         return {};
     }
+}
+
+QString TensorTreeModel::missingBytesText(const QModelIndex &index) const
+{
+    const int leaf = node(index).leaf;
+    if (leaf < 0 || !m_checkpoint || std::size_t(leaf) >= m_checkpoint->tensors().size())
+        return {};
+    return missingBytesText(*m_checkpoint, m_checkpoint->tensors()[std::size_t(leaf)]);
+}
+
+QString TensorTreeModel::missingBytesText(const Checkpoint &checkpoint, const Checkpoint::Tensor &tensor)
+{
+    const SafetensorsFile *file = checkpoint.fileOf(tensor);
+    if (!file || file->complete(*tensor.info))
+        return {};
+    const Header &header = file->header();
+    const std::uint64_t begin = header.fileOffset(*tensor.info);
+    // A broken header may claim an end past 2^64; saturate rather than wrap.
+    const std::uint64_t length = tensor.info->byteLength();
+    const std::uint64_t end = begin > UINT64_MAX - length ? UINT64_MAX : begin + length;
+    return tr("bytes %1–%2 lie past the end of the file (file is %3 bytes)")
+        .arg(countText(std::max(begin, header.fileSize)), countText(end), countText(header.fileSize));
+}
+
+std::uint64_t TensorTreeModel::missingBytesCount(const Checkpoint &checkpoint)
+{
+    std::uint64_t count = 0;
+    for (const Checkpoint::Tensor &tensor : checkpoint.tensors()) {
+        const SafetensorsFile *file = checkpoint.fileOf(tensor);
+        count += file && !file->complete(*tensor.info);
+    }
+    return count;
 }
 
 QVariant TensorTreeModel::displayData(const QModelIndex &index) const

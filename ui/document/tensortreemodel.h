@@ -84,6 +84,13 @@ public:
     // A group row's text in `column` for these totals: "BF16" or "mixed", "3 tensors", the
     // parameters, the size. What the model shows, and a filter shows for what matches.
     static QVariant groupText(int column, const Totals &totals);
+    // A broken file's tensor whose bytes run past the end of its file: "bytes N–M lie past the
+    // end of the file (file is K bytes)", file offsets with digit grouping; empty when every
+    // byte is there (and for groups). The name column shows a warning icon and this tooltip.
+    QString missingBytesText(const QModelIndex &index) const;
+    static QString missingBytesText(const Checkpoint &checkpoint, const Checkpoint::Tensor &tensor);
+    // How many tensors of the checkpoint have bytes past the end of their file.
+    static std::uint64_t missingBytesCount(const Checkpoint &checkpoint);
 
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;

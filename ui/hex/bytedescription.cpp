@@ -61,24 +61,37 @@ std::optional<QString> elementValueText(
             *unreadable = true;
         return std::nullopt;
     }
-    return toQString(formatElement(tensor.dtype, std::span(buffer).first(groupBytes), index % perGroup));
+    const auto groupSpan = std::span<const std::byte>(buffer).first(groupBytes);
+    const std::uint64_t inGroup = index % perGroup;
+    return toQString(formatElement(tensor.dtype, groupSpan, inGroup)) + u" ("_s
+        + toQString(dtypeName(tensor.dtype)).toLower() + u' '
+        + codeText(tensor.dtype, elementCode(tensor.dtype, groupSpan, inGroup)) + u')';
+}
+
+QString codeText(DType dtype, std::uint64_t code)
+{
+    const int digits = int((dtypeBits(dtype) + 3) / 4);
+    return u"0x"_s + QString::number(static_cast<qulonglong>(code), 16).rightJustified(digits, u'0');
 }
 
 namespace {
 
-QString tensorText(const SafetensorsFile &file, const TensorInfo &tensor, std::uint64_t offset,
+ByteDescription tensorText(const SafetensorsFile &file, const TensorInfo &tensor, std::uint64_t offset,
     bool readBytes, bool *unreadable)
 {
-    QString text = u"tensor %1 (%2)"_s.arg(toQString(tensor.name), toQString(dtypeName(tensor.dtype)));
+    ByteDescription d;
+    d.location = u"tensor %1 (%2)"_s.arg(toQString(tensor.name), toQString(dtypeName(tensor.dtype)));
     const auto position = elementAtByte(tensor, offset - file.header().fileOffset(tensor));
-    if (!position)
-        return text + u", past its last element"_s;
-    text += u" element "_s + coordinatesText(position->coordinates);
+    if (!position) {
+        d.location += u", past its last element"_s;
+        return d;
+    }
+    d.element = u"element "_s + coordinatesText(position->coordinates);
     if (readBytes) {
         if (const auto value = elementValueText(file, tensor, position->index, unreadable))
-            text += u" = "_s + *value;
+            d.element += u" = "_s + *value;
     }
-    return text;
+    return d;
 }
 
 bool holds(const Header &header, const TensorInfo &tensor, std::uint64_t offset)
@@ -89,41 +102,46 @@ bool holds(const Header &header, const TensorInfo &tensor, std::uint64_t offset)
 
 } // namespace
 
-QString describeByte(const SafetensorsFile &file, std::span<const Extent> extents,
+ByteDescription describeByte(const SafetensorsFile &file, std::span<const Extent> extents,
     const TensorInfo *preferred, std::uint64_t offset, bool readBytes, bool *unreadable)
 {
     const Header &header = file.header();
     const QString where = u"offset "_s + offsetText(offset) + u" — region: "_s;
+    const auto inTensor = [&](ByteDescription d) {
+        d.location.prepend(where);
+        return d;
+    };
+    const auto only = [&](const QString &text) { return ByteDescription { where + text, {} }; };
     if (preferred && holds(header, *preferred, offset))
-        return where + tensorText(file, *preferred, offset, readBytes, unreadable);
+        return inTensor(tensorText(file, *preferred, offset, readBytes, unreadable));
     const auto i = extentAt(extents, offset);
     if (i < 0)
-        return where + u"past the end of the file"_s;
+        return only(u"past the end of the file"_s);
     const Extent &extent = extents[static_cast<std::size_t>(i)];
     switch (extent.kind) {
     case Extent::Kind::LengthPrefix:
-        return where + u"header length prefix (%1 bytes of header)"_s.arg(countText(header.headerLength));
+        return only(u"header length prefix (%1 bytes of header)"_s.arg(countText(header.headerLength)));
     case Extent::Kind::Header:
-        return where + u"header"_s;
+        return only(u"header"_s);
     case Extent::Kind::Padding:
-        return where + u"header padding"_s;
+        return only(u"header padding"_s);
     case Extent::Kind::Tensor:
     case Extent::Kind::Overlap: {
         const TensorInfo &tensor = header.tensors[static_cast<std::size_t>(extent.tensor)];
-        QString text = tensorText(file, tensor, offset, readBytes, unreadable);
+        ByteDescription d = tensorText(file, tensor, offset, readBytes, unreadable);
         if (extent.otherTensor >= 0)
-            text = u"overlap: "_s + text + u", also claimed by "_s
+            d.location = u"overlap: "_s + d.location + u", also claimed by "_s
                 + toQString(header.tensors[static_cast<std::size_t>(extent.otherTensor)].name);
-        return where + text;
+        return inTensor(std::move(d));
     }
     case Extent::Kind::Hole:
-        return where + u"hole (no tensor claims these bytes)"_s;
+        return only(u"hole (no tensor claims these bytes)"_s);
     case Extent::Kind::Trailing:
-        return where + u"trailing bytes after the last tensor"_s;
+        return only(u"trailing bytes after the last tensor"_s);
     case Extent::Kind::Missing:
         break;
     }
-    return where + u"past the end of the file"_s;
+    return only(u"past the end of the file"_s);
 }
 
 QString describeExtent(const Header &header, const Extent &e)

@@ -30,16 +30,26 @@ std::optional<ElementPosition> elementAtByte(const TensorInfo &tensor, std::uint
 // "[1, 2, 3]"
 QString coordinatesText(const std::vector<std::uint64_t> &coordinates);
 
-// The element decoded in the tensor's dtype (formatElement), reading at most 8 bytes of the
-// mapping under the SIGBUS guard. nullopt when its bytes are past the end of the file or could
-// not be read (the file shrank under us: `unreadable` is set then).
+// The element decoded in the tensor's dtype at full precision (formatElement: the shortest
+// digits that read back as the same value, exact for 16-bit floats) followed by its raw code,
+// "0.0223388671875 (bf16 0x3cb7)". Reads at most 8 bytes with pread. nullopt when its bytes are
+// past the end of the file or could not be read (the file shrank under us: `unreadable` is set).
 std::optional<QString> elementValueText(
     const SafetensorsFile &file, const TensorInfo &tensor, std::uint64_t index, bool *unreadable = nullptr);
 
-// "offset 0x40 (64) — region: tensor NAME element [0, 1] = 1.5". `preferred` (the selected
-// tensor) names the bytes when it holds them, else the extent at `offset` does. With
-// `readBytes` false (a stale file) nothing is read and no value is given.
-QString describeByte(const SafetensorsFile &file, std::span<const Extent> extents,
+// "0x3cb7": a raw code in as many hex digits as the dtype has nibbles.
+QString codeText(DType dtype, std::uint64_t code);
+
+// What the hex view says about one byte, in two parts so the value gets a line of its own and
+// is never cut by a long tensor name: where the byte is, and (inside a tensor) which element.
+struct ByteDescription {
+    QString location; // "offset 0x40 (64) — region: tensor NAME (F32)"
+    QString element; // "element [0, 1] = 1.5 (f32 0x3fc00000)"; empty outside tensors
+};
+
+// `preferred` (the selected tensor) names the bytes when it holds them, else the extent at
+// `offset` does. With `readBytes` false (a stale file) nothing is read and no value is given.
+ByteDescription describeByte(const SafetensorsFile &file, std::span<const Extent> extents,
     const TensorInfo *preferred, std::uint64_t offset, bool readBytes, bool *unreadable = nullptr);
 
 // What an extent of the layout map is, for its tooltip: a tensor's name, dtype, shape, byte

@@ -20,6 +20,7 @@ HexPane::HexPane(QWidget *parent)
     , m_view(new HexView(this))
     , m_goTo(new QLineEdit(this))
     , m_status(new QLabel(this))
+    , m_element(new QLabel(this))
 {
     auto *goToLabel = new QLabel(tr("&Go to offset:"), this);
     goToLabel->setBuddy(m_goTo);
@@ -31,6 +32,14 @@ HexPane::HexPane(QWidget *parent)
     m_status->setTextFormat(Qt::PlainText);
     m_status->setMinimumWidth(1); // long tensor names must not widen the pane
     m_status->setContentsMargins(4, 0, 4, 4);
+    // The decoded value is the point of the line under the bytes: a line of its own, so a long
+    // tensor name in the location never pushes it out of the window.
+    m_element->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_element->setTextFormat(Qt::PlainText);
+    m_element->setMinimumWidth(1);
+    m_element->setContentsMargins(4, 0, 4, 0);
+    m_element->setObjectName(u"hexElement"_s);
+    m_element->hide();
 
     auto *bar = new QHBoxLayout;
     bar->setContentsMargins(4, 4, 4, 0);
@@ -41,6 +50,7 @@ HexPane::HexPane(QWidget *parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(bar);
     layout->addWidget(m_view, 1);
+    layout->addWidget(m_element);
     layout->addWidget(m_status);
 
     m_goToShortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_G), this);
@@ -48,7 +58,22 @@ HexPane::HexPane(QWidget *parent)
     connect(m_goToShortcut, &QShortcut::activated, this, &HexPane::focusGoToOffset);
     connect(m_goTo, &QLineEdit::returnPressed, this, &HexPane::goToTypedOffset);
     connect(m_goTo, &QLineEdit::textEdited, this, [this] { m_goTo->setStyleSheet({}); });
-    connect(m_view, &HexView::cursorDescriptionChanged, m_status, &QLabel::setText);
+    connect(m_view, &HexView::cursorDescriptionChanged, this,
+        [this](const QString &location, const QString &element) {
+            m_status->setText(location);
+            m_element->setText(element);
+            m_element->setVisible(!element.isEmpty());
+        });
+}
+
+QString HexPane::locationText() const
+{
+    return m_status->text();
+}
+
+QString HexPane::elementText() const
+{
+    return m_element->text();
 }
 
 void HexPane::setFile(std::shared_ptr<const SafetensorsFile> file)

@@ -15,9 +15,9 @@ class HexView;
 class SafetensorsFile;
 struct TensorInfo;
 
-// The hex pane: a HexView under a "Go to offset" field, over a line describing the cursor's
-// byte. Ctrl+G (while the pane has focus; the main window may bind it globally through
-// focusGoToOffset) puts the caret in the field.
+// The hex pane: a HexView under a "Go to offset" field, over a line with the value of the
+// element under the cursor and one saying where the cursor's byte is. Ctrl+G (while the pane has focus; the
+// main window may bind it globally through focusGoToOffset) puts the caret in the field.
 class HexPane : public QWidget {
     Q_OBJECT
 
@@ -25,6 +25,9 @@ public:
     explicit HexPane(QWidget *parent = nullptr);
 
     HexView *view() const { return m_view; }
+    // The line under the bytes saying where the cursor is, and the one with its element's value.
+    QString locationText() const;
+    QString elementText() const;
 
     void setFile(std::shared_ptr<const SafetensorsFile> file);
     // Tints the tensor and opens the view at its first byte (nullptr: clears the tint only).
@@ -51,6 +54,7 @@ private:
     HexView *m_view;
     QLineEdit *m_goTo;
     QLabel *m_status;
+    QLabel *m_element;
     QShortcut *m_goToShortcut;
 };
 

@@ -234,24 +234,26 @@ void HexView::updateScrollBars()
 
 void HexView::updateDescription()
 {
-    QString text;
+    ByteDescription description;
     if (m_file) {
         if (!m_extentsReady) {
             m_extents = m_stale || m_readFailed ? fileExtents(m_file->header(), {}) : fileExtents(*m_file);
             m_extentsReady = true;
         }
         bool unreadable = false;
-        text = describeByte(*m_file, m_extents, m_tensor, m_cursor, !m_stale && !m_readFailed, &unreadable);
+        description
+            = describeByte(*m_file, m_extents, m_tensor, m_cursor, !m_stale && !m_readFailed, &unreadable);
         if (unreadable)
             markUnreadable();
         if (m_stale)
-            text += u" (the file changed on disk)"_s;
+            description.location += u" (the file changed on disk)"_s;
         else if (m_readFailed)
-            text += u" (the file can no longer be read)"_s;
+            description.location += u" (the file can no longer be read)"_s;
     }
-    if (text != m_description) {
-        m_description = text;
-        emit cursorDescriptionChanged(m_description);
+    if (description.location != m_description || description.element != m_element) {
+        m_description = description.location;
+        m_element = description.element;
+        emit cursorDescriptionChanged(m_description, m_element);
     }
 }
 

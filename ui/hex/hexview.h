@@ -50,12 +50,14 @@ public:
 
     // "offset 0x… (…) — region: …" for the cursor's byte.
     QString cursorDescription() const { return m_description; }
+    // "element [0, 1] = 1.5 (f32 0x3fc00000)" when the cursor is in a tensor, else empty.
+    QString cursorElement() const { return m_element; }
 
     QSize sizeHint() const override;
 
 signals:
     void cursorMoved(quint64 offset);
-    void cursorDescriptionChanged(const QString &description);
+    void cursorDescriptionChanged(const QString &location, const QString &element);
     // Emitted once when the bytes can no longer be read (the file was truncated while open).
     void bytesUnreadable();
 
@@ -101,6 +103,7 @@ private:
     bool m_stale = false;
     bool m_readFailed = false;
     QString m_description;
+    QString m_element;
     hexgeometry::Columns m_columns;
     qreal m_charWidth = 8;
     int m_lineHeight = 16;

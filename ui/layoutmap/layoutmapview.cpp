@@ -1,14 +1,17 @@
 #include "ui/layoutmap/layoutmapview.h"
 
 #include "core/io/safetensorsfile.h"
+#include "core/text/uniquesuffix.h"
+#include "ui/common/qtformat.h"
 #include "ui/hex/bytedescription.h"
 #include "ui/layoutmap/layoutmapstyle.h"
-#include "ui/common/qtformat.h"
 
 #include <QFileInfo>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QTextLayout>
+#include <QTextOption>
 #include <QToolTip>
 
 #include <algorithm>
@@ -26,11 +29,19 @@ constexpr int kPad = 8;
 constexpr int kRowHeight = 26;
 constexpr int kRowGap = 6;
 constexpr int kSwatch = 12;
+constexpr int kMinLabelWidth = 48; // narrower blocks show no label
 
 struct LegendItem {
     LayoutMapStyle style;
     QString label;
 };
+
+QTextOption captionOption()
+{
+    QTextOption option(Qt::AlignLeft | Qt::AlignTop);
+    option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    return option;
+}
 
 std::vector<LegendItem> legendItems(const std::vector<Extent> &extents, bool selection)
 {
@@ -99,15 +110,19 @@ const std::vector<Extent> &LayoutMapView::extents() const
 
 void LayoutMapView::ensureLayout() const
 {
-    if (m_layoutReady)
+    // The size too: a hidden widget's resize() sends no resize event until it is shown.
+    if (m_layoutReady && m_layoutSize == size())
         return;
     m_layoutReady = true;
+    m_layoutSize = size();
     const auto &all = extents();
     Geometry &g = m_geometry;
     const QFontMetrics metrics = fontMetrics();
     g.left = kPad;
-    g.top = kPad + metrics.height() + 6;
     g.width = std::max(1, width() - 2 * kPad);
+    // The caption wraps (a broken file's lists its problems) and the band starts below it.
+    g.captionHeight = m_file ? captionHeight(captionText(), g.width) : metrics.height();
+    g.top = kPad + g.captionHeight + 6;
     g.rowHeight = kRowHeight;
     g.rowGap = kRowGap;
     // The legend flows over as many lines as it needs at this width.
@@ -141,6 +156,7 @@ void LayoutMapView::ensureLayout() const
     }
     if (!all.empty())
         m_starts.back() = total; // no rounding gap at the end
+    labelSuffixes();
 }
 
 QRect LayoutMapView::spanRect(qint64 from, qint64 to, int row) const
@@ -175,26 +191,51 @@ void LayoutMapView::paintSpan(
     }
 }
 
-// The extent's name inside its rectangle when there is room for a few characters. A dotted
-// tensor name loses whole leading components first ("…3.mlp.up_proj.weight"): its tail tells
-// siblings apart, its head is the same for every tensor of the model.
+// The extent's label inside its rectangle when there is room for a few characters: a tensor's
+// shortest name suffix that no other labelled block shares (labelSuffixes), so neighbouring
+// "…k_proj.weight" and "…v_proj.weight" never look alike; when that does not fit, its short
+// form without the segments all labels share ("11.down_proj"), cut in the middle if need be.
 void LayoutMapView::paintLabel(
     QPainter &painter, const QRect &rect, std::size_t index, const QColor &background) const
 {
-    if (rect.width() < 48)
+    if (rect.width() < kMinLabelWidth)
         return;
     const Extent &extent = m_extents[index];
     const QFontMetrics metrics = painter.fontMetrics();
     const int room = rect.width() - 8;
-    QString label = extent.tensor >= 0 && extent.kind != Kind::Overlap
-        ? toQString(m_file->header().tensors[std::size_t(extent.tensor)].name)
-        : LayoutMapStyle::label(extent.kind);
-    for (qsizetype dot = label.indexOf(u'.'); metrics.horizontalAdvance(label) > room && dot >= 0;
-         dot = label.indexOf(u'.', 1))
-        label = u'…' + label.mid(dot + 1);
-    label = metrics.elidedText(label, Qt::ElideRight, room);
+    QString label = LayoutMapStyle::label(extent.kind);
+    if (index < m_labels.size() && !m_labels[index].isEmpty()) {
+        label = m_labels[index];
+        if (metrics.horizontalAdvance(label) > room)
+            label = m_shortLabels[index];
+    }
     painter.setPen(background.lightnessF() > 0.6 ? QColor(0x20, 0x20, 0x20) : QColor(Qt::white));
-    painter.drawText(rect.adjusted(4, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
+    painter.drawText(rect.adjusted(4, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
+        metrics.elidedText(label, Qt::ElideMiddle, room));
+}
+
+void LayoutMapView::labelSuffixes() const
+{
+    m_labels.assign(m_extents.size(), QString());
+    std::vector<std::size_t> labelled;
+    std::vector<std::string_view> names;
+    for (std::size_t i = 0; i < m_extents.size(); ++i) {
+        const Extent &e = m_extents[i];
+        if (e.tensor < 0 || e.kind == Kind::Overlap || m_starts[i + 1] - m_starts[i] < kMinLabelWidth)
+            continue;
+        labelled.push_back(i);
+        names.push_back(m_file->header().tensors[std::size_t(e.tensor)].name);
+    }
+    const auto starts = uniqueSuffixStarts(names);
+    std::vector<std::string_view> suffixes;
+    for (std::size_t k = 0; k < labelled.size(); ++k)
+        suffixes.push_back(names[k].substr(starts[k]));
+    const auto shortForms = compactLabels(suffixes);
+    m_shortLabels.assign(m_extents.size(), QString());
+    for (std::size_t k = 0; k < labelled.size(); ++k) {
+        m_labels[labelled[k]] = shownName(suffixes[k], 200);
+        m_shortLabels[labelled[k]] = shownName(shortForms[k], 200);
+    }
 }
 
 void LayoutMapView::paintEvent(QPaintEvent *)
@@ -209,8 +250,7 @@ void LayoutMapView::paintEvent(QPaintEvent *)
     ensureLayout();
     const Geometry &g = m_geometry;
     painter.setPen(palette().color(QPalette::WindowText));
-    painter.drawText(QRect(kPad, kPad, width() - 2 * kPad, fontMetrics().height()), Qt::AlignLeft,
-        fontMetrics().elidedText(captionText(), Qt::ElideRight, width() - 2 * kPad));
+    painter.drawText(QRectF(kPad, kPad, g.width, g.captionHeight), captionText(), captionOption());
     for (int row = 0; row < g.rows; ++row)
         painter.fillRect(spanRect(qint64(row) * g.width, qint64(row + 1) * g.width, row), palette().base());
 
@@ -286,8 +326,23 @@ void LayoutMapView::paintLegend(QPainter &painter) const
     }
 }
 
+int LayoutMapView::captionHeight(const QString &text, int width) const
+{
+    QTextLayout layout(text, font());
+    layout.setTextOption(captionOption());
+    qreal height = 0;
+    layout.beginLayout();
+    for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+        line.setLineWidth(width);
+        height += line.height();
+    }
+    layout.endLayout();
+    return std::max(fontMetrics().height(), int(std::ceil(height)));
+}
+
 QString LayoutMapView::captionText() const
 {
+    extents();
     const Header &header = m_file->header();
     int holes = 0, overlaps = 0, missing = 0;
     for (const Extent &e : m_extents) {
@@ -297,8 +352,8 @@ QString LayoutMapView::captionText() const
     }
     QString text
         = tr("%1 — %2: header %3, %4 tensors")
-              .arg(QFileInfo(QString::fromStdString(m_file->path())).fileName(), sizeText(header.fileSize),
-                  sizeText(header.dataStart), countText(header.tensors.size()));
+              .arg(shownName(QFileInfo(toQString(m_file->path())).fileName().toStdString()),
+                  sizeText(header.fileSize), sizeText(header.dataStart), countText(header.tensors.size()));
     if (holes)
         text += holes == 1 ? tr(", 1 hole") : tr(", %1 holes").arg(holes);
     if (overlaps)
@@ -340,6 +395,14 @@ QRect LayoutMapView::extentRect(std::size_t index) const
 QString LayoutMapView::extentToolTip(std::size_t index) const
 {
     return index < extents().size() ? describeExtent(m_file->header(), m_extents[index]) : QString();
+}
+
+QString LayoutMapView::extentLabel(std::size_t index) const
+{
+    if (index >= extents().size())
+        return {};
+    ensureLayout();
+    return m_labels[index];
 }
 
 bool LayoutMapView::event(QEvent *event)

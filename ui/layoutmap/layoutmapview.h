@@ -48,6 +48,12 @@ public:
     // Where the extent's first pixels are painted (its piece on the first row it touches).
     QRect extentRect(std::size_t index) const;
     QString extentToolTip(std::size_t index) const;
+    // The text painted inside the extent's block: a tensor's shortest name suffix that tells it
+    // from the other labelled blocks (before eliding to the block's width); empty when the
+    // block is too narrow for a label or is not a tensor.
+    QString extentLabel(std::size_t index) const;
+    // The line above the map (name, sizes, problems), wrapped to the width.
+    QString caption() const { return m_file ? captionText() : QString(); }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -65,6 +71,7 @@ protected:
 private:
     struct Geometry {
         int left = 0, top = 0, width = 1, rows = 1, rowHeight = 1, rowGap = 1;
+        int captionHeight = 0;
         int legendTop = 0;
     };
     void ensureLayout() const;
@@ -72,15 +79,20 @@ private:
     void paintSpan(QPainter &painter, double begin, double end, std::size_t extent, bool merged) const;
     void paintLabel(QPainter &painter, const QRect &rect, std::size_t index, const QColor &background) const;
     void paintLegend(QPainter &painter) const;
+    void labelSuffixes() const;
     QString captionText() const;
+    int captionHeight(const QString &text, int width) const;
 
     std::shared_ptr<const SafetensorsFile> m_file;
     std::ptrdiff_t m_selected = -1;
     mutable std::vector<Extent> m_extents;
     mutable bool m_extentsReady = false;
     mutable std::vector<double> m_starts; // pixel position of each extent along the band, then the end
+    mutable std::vector<QString> m_labels; // per extent: its label, empty for unlabelled ones
+    mutable std::vector<QString> m_shortLabels; // the same without segments every label shares
     mutable Geometry m_geometry;
     mutable bool m_layoutReady = false;
+    mutable QSize m_layoutSize; // the size the layout was computed for
 };
 
 } // namespace stb

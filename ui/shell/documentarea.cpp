@@ -1,11 +1,13 @@
 #include "ui/shell/documentarea.h"
 
+#include "core/io/checkpoint.h"
 #include "ui/common/longtext.h"
 #include "ui/common/qtformat.h"
 #include "ui/document/checkpointview.h"
 #include "ui/shell/filewatcher.h"
 #include "ui/shell/openingpage.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QLabel>
 #include <QStackedLayout>
@@ -23,9 +25,16 @@ namespace {
 
 const char *const kErrorPathProperty = "stbErrorPath";
 
+// A file's name; for a sharded model's index (named model.safetensors.index.json in every Hub
+// model) the name of its folder, which names the model.
 QString titleOf(const QString &path)
 {
-    return QFileInfo(path).fileName();
+    const QFileInfo info(path);
+    if (Checkpoint::isIndexPath(pathFromQString(path))) {
+        if (const QString folder = info.absoluteDir().dirName(); !folder.isEmpty())
+            return folder;
+    }
+    return info.fileName();
 }
 
 } // namespace

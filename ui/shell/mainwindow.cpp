@@ -8,6 +8,7 @@
 #include "ui/shell/documentmenus.h"
 #include "ui/shell/recentfiles.h"
 #include "ui/shell/samplefile.h"
+#include "ui/shell/windowgeometry.h"
 
 #include <QApplication>
 #include <QCloseEvent>
@@ -23,6 +24,13 @@
 using namespace Qt::StringLiterals;
 
 namespace stb {
+
+namespace {
+
+const auto kGeometryKey = u"mainWindow/geometry"_s;
+const auto kLastFolderKey = u"mainWindow/lastFolder"_s;
+
+} // namespace
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
@@ -43,8 +51,8 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_documents, &DocumentArea::statusMessage, this,
         [this](const QString &text) { statusBar()->showMessage(text, 10'000); });
 
-    resize(1200, 760); // without a saved geometry (and without a window manager under Xvfb)
-    restoreGeometry(QSettings().value(u"mainWindow/geometry"_s).toByteArray());
+    resize(1200, 760); // without a saved geometry
+    restoreWindowGeometry(this, kGeometryKey);
     updateStatus();
 }
 
@@ -137,14 +145,22 @@ bool MainWindow::openSample()
     return true;
 }
 
+QString MainWindow::openDialogFolder() const
+{
+    // The folder of the model in front (its siblings are the likely next ones), else where the
+    // last file was picked, else the working directory.
+    if (const CheckpointView *view = m_documents->currentView())
+        return QFileInfo(view->path()).absolutePath();
+    return QSettings().value(kLastFolderKey).toString();
+}
+
 void MainWindow::openDialog()
 {
-    const QString folder = QSettings().value(u"mainWindow/lastFolder"_s).toString();
-    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open Checkpoint"), folder,
+    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open Checkpoint"), openDialogFolder(),
         tr("Safetensors checkpoints (*.safetensors *.index.json);;All files (*)"));
     if (paths.isEmpty())
         return;
-    QSettings().setValue(u"mainWindow/lastFolder"_s, QFileInfo(paths.first()).absolutePath());
+    QSettings().setValue(kLastFolderKey, QFileInfo(paths.first()).absolutePath());
     // A file that cannot be opened gets a tab saying why, like one given on the command line.
     openFiles(paths);
 }
@@ -189,7 +205,7 @@ void MainWindow::showAbout()
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
-    QSettings().setValue(u"mainWindow/geometry"_s, saveGeometry());
+    saveWindowGeometry(this, kGeometryKey);
     event->accept();
 }
 

@@ -24,6 +24,9 @@ public:
     DocumentArea *documents() const { return m_documents; }
     QString summaryText() const;
     QString validityText() const;
+    // Where File › Open starts: the current document's folder, else the last folder a file was
+    // opened from (QSettings), else empty (the working directory).
+    QString openDialogFolder() const;
 
 protected:
     void closeEvent(QCloseEvent *event) override;

@@ -23,12 +23,15 @@ Sha256Dialog::Sha256Dialog(std::shared_ptr<const Checkpoint> checkpoint, QWidget
 {
     setWindowTitle(tr("SHA-256"));
     auto *layout = new QVBoxLayout(this);
-    auto *intro = new QLabel(
-        tr("SHA-256 of each file, as <tt>sha256sum</tt> prints it and the Hugging Face Hub shows it "
-           "(the LFS object id)."),
+    const QString what = m_checkpoint->isSharded()
+        ? tr("SHA-256 of each of the model's %1 shard files").arg(countText(m_checkpoint->shards().size()))
+        : tr("SHA-256 of this file");
+    m_intro = new QLabel(
+        tr("%1, as <tt>sha256sum</tt> prints it and the Hugging Face Hub shows it (the LFS object id).")
+            .arg(what),
         this);
-    intro->setWordWrap(true);
-    layout->addWidget(intro);
+    m_intro->setWordWrap(true);
+    layout->addWidget(m_intro);
     auto *form = new QFormLayout;
     const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     for (std::size_t i = 0; i < m_checkpoint->shards().size(); ++i) {
@@ -39,7 +42,7 @@ Sha256Dialog::Sha256Dialog(std::shared_ptr<const Checkpoint> checkpoint, QWidget
         digest->setPlaceholderText(shard ? tr("reading %1…").arg(sizeText(shard->mapping().size()))
                                          : tr("this file could not be opened"));
         digest->setMinimumWidth(QFontMetrics(mono).horizontalAdvance(QString(66, u'0')));
-        form->addRow(toQString(m_checkpoint->shardNames()[i]), digest);
+        form->addRow(shownName(m_checkpoint->shardNames()[i]), digest);
         m_digests.push_back(digest);
         m_files.push_back(shard ? shard->sharedMapping() : nullptr);
         m_total += shard ? shard->mapping().size() : 0;
@@ -84,6 +87,11 @@ void Sha256Dialog::hashNext()
             ++m_next;
             hashNext();
         });
+}
+
+QString Sha256Dialog::introText() const
+{
+    return m_intro->text();
 }
 
 QString Sha256Dialog::digest(std::size_t shard) const

@@ -9,6 +9,7 @@
 #include <vector>
 
 class QDialogButtonBox;
+class QLabel;
 class QLineEdit;
 class QProgressBar;
 
@@ -25,6 +26,8 @@ public:
     bool isRunning() const { return m_next < m_files.size(); }
     // The digest shown for shard `shard` (empty until it is known).
     QString digest(std::size_t shard) const;
+    // "SHA-256 of this file, …" or "SHA-256 of each of the model's 3 shard files, …"
+    QString introText() const;
 
 signals:
     void finished();
@@ -38,6 +41,7 @@ private:
     std::uint64_t m_before = 0, m_total = 0; // bytes of the shards hashed already, of all
     JobTracker<std::string> m_job;
     std::vector<QLineEdit *> m_digests;
+    QLabel *m_intro = nullptr;
     QProgressBar *m_progress;
     QDialogButtonBox *m_buttons;
 };
