@@ -4,6 +4,7 @@
 #include "core/values/atomicfile.h"
 #include "core/values/valuereader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -125,13 +126,11 @@ std::string npyHeader(const std::string &descr, std::span<const std::uint64_t> s
     return out + dict;
 }
 
-bool exportNpy(const std::string &outPath, const std::string &sourcePath, DType dtype,
-    std::span<const std::byte> bytes, const StridedView &view, bool raw, std::string &error,
-    std::stop_token stop, const ProgressFn &progress)
+bool writeNpy(const std::string &outPath, const std::string &sourcePath, const NpySource &source,
+    const StridedView &view, std::string &error, std::stop_token stop, const ProgressFn &progress)
 {
-    const NpyEncoding encoding = npyEncoding(dtype, raw);
     const std::vector<std::uint64_t> shape = view.shape();
-    const std::string header = npyHeader(encoding.descr, shape);
+    const std::string header = npyHeader(source.descr, shape);
     if (header.empty()) {
         error = "the shape has too many dimensions for a .npy version 1.0 header";
         return false;
@@ -141,8 +140,8 @@ bool exportNpy(const std::string &outPath, const std::string &sourcePath, DType 
         std::vector<std::uint64_t> last(shape.size());
         for (std::size_t k = 0; k < shape.size(); ++k)
             last[k] = shape[k] - 1;
-        if (view.sourceIndex(last) >= elementsIn(dtype, bytes)) {
-            error = "the tensor's data is shorter than its shape (the file is truncated)";
+        if (view.sourceIndex(last) >= source.elements) {
+            error = source.outside;
             return false;
         }
     }
@@ -155,24 +154,24 @@ bool exportNpy(const std::string &outPath, const std::string &sourcePath, DType 
     const std::uint64_t inner = shape.empty() ? 1 : shape.back();
     const std::uint64_t innerStride = shape.empty() ? 1 : view.axes.back().stride;
     std::vector<std::uint64_t> outer(shape.empty() ? 0 : shape.size() - 1, 0);
-    std::vector<std::byte> buffer(kRun * encoding.itemSize);
+    const std::uint64_t run = std::max<std::uint64_t>(1, source.runElements);
+    std::vector<std::byte> buffer(std::min(run, std::max<std::uint64_t>(inner, 1)) * source.itemSize);
     std::uint64_t done = 0;
     for (std::uint64_t runs = elements ? elements / inner : 0; runs > 0; --runs) {
         const std::uint64_t runStart = view.sourceIndex(outer);
-        for (std::uint64_t i = 0; i < inner; i += kRun) {
+        for (std::uint64_t i = 0; i < inner; i += run) {
             if (stop.stop_requested()) {
                 error = "cancelled";
                 return false; // the AtomicFile removes what was written
             }
-            EncodeJob job { dtype, modeOf(dtype, raw), encoding.itemSize, bytes.data(), bytes.size(),
-                runStart + i * innerStride, innerStride, std::min(kRun, inner - i), buffer.data() };
-            if (!runGuarded(encodeRun, &job)) {
-                error = "the tensor's bytes vanished while reading (the file was truncated)";
+            const std::uint64_t n = std::min(run, inner - i);
+            if (!source.encodeRun(runStart + i * innerStride, innerStride, n, buffer.data())) {
+                error = source.vanished;
                 return false;
             }
-            if (!file.write(buffer.data(), job.n * encoding.itemSize, error))
+            if (!file.write(buffer.data(), n * source.itemSize, error))
                 return false;
-            done += job.n;
+            done += n;
             if (progress)
                 progress(done, elements);
         }
@@ -183,6 +182,22 @@ bool exportNpy(const std::string &outPath, const std::string &sourcePath, DType 
         }
     }
     return file.commit(error);
+}
+
+bool exportNpy(const std::string &outPath, const std::string &sourcePath, DType dtype,
+    std::span<const std::byte> bytes, const StridedView &view, bool raw, std::string &error,
+    std::stop_token stop, const ProgressFn &progress)
+{
+    const NpyEncoding encoding = npyEncoding(dtype, raw);
+    const Mode mode = modeOf(dtype, raw);
+    NpySource source { encoding.descr, encoding.itemSize, elementsIn(dtype, bytes),
+        "the tensor's data is shorter than its shape (the file is truncated)",
+        "the tensor's bytes vanished while reading (the file was truncated)", kRun, {} };
+    source.encodeRun = [&](std::uint64_t first, std::uint64_t stride, std::uint64_t n, std::byte *out) {
+        EncodeJob job { dtype, mode, encoding.itemSize, bytes.data(), bytes.size(), first, stride, n, out };
+        return runGuarded(encodeRun, &job);
+    };
+    return writeNpy(outPath, sourcePath, source, view, error, std::move(stop), progress);
 }
 
 } // namespace stb
