@@ -578,6 +578,16 @@ void tst_CompareWindow::columnsAndLegendFitAt1024()
     const auto *splitter = window.trees()->parentWidget();
     QVERIFY(window.trees()->height() > 200);
     QVERIFY(splitter);
+    // Under the trees the details are wide and low: their text beside the charts, each with the
+    // whole height (one above the other left the text a strip of two lines).
+    QVERIFY(window.details()->isSideBySide());
+    QTRY_VERIFY2(window.details()->histogramPane()->height() > 150
+            && window.details()->histogramPane()->width() > window.details()->width() / 2,
+        qPrintable(u"charts %1×%2 px in %3 px"_s.arg(window.details()->histogramPane()->width())
+                       .arg(window.details()->histogramPane()->height())
+                       .arg(window.details()->width())));
+    window.resize(1600, 1000);
+    QTRY_VERIFY(!window.details()->isSideBySide());
     auto *legend = window.findChild<QLabel *>(u"compareLegend"_s);
     QVERIFY(legend);
     QVERIFY(!legend->wordWrap());

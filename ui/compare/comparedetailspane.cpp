@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QLocale>
 #include <QSplitter>
+#include <QTimer>
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QUrl>
@@ -88,7 +89,7 @@ CompareDetailsPane::CompareDetailsPane(QWidget *parent)
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto *splitter = new QSplitter(Qt::Vertical, this);
+    auto *splitter = m_splitter = new QSplitter(Qt::Vertical, this);
     layout->addWidget(splitter);
     m_metrics->setFrameShape(QFrame::NoFrame);
     m_metrics->setOpenLinks(false);
@@ -106,6 +107,26 @@ CompareDetailsPane::CompareDetailsPane(QWidget *parent)
     splitter->addWidget(m_tabs);
     splitter->setStretchFactor(1, 1);
     splitter->setSizes({ 260, 440 });
+}
+
+void CompareDetailsPane::setSideBySide(bool sideBySide)
+{
+    const Qt::Orientation wanted = sideBySide ? Qt::Horizontal : Qt::Vertical;
+    if (m_splitter->orientation() == wanted)
+        return;
+    m_splitter->setOrientation(wanted);
+    // Shared out once the splitter has its new length (the window's layout runs after this):
+    // the text a little less than the charts.
+    QTimer::singleShot(0, this, [this] {
+        const int length
+            = m_splitter->orientation() == Qt::Horizontal ? m_splitter->width() : m_splitter->height();
+        m_splitter->setSizes({ length * 2 / 5, length - length * 2 / 5 });
+    });
+}
+
+bool CompareDetailsPane::isSideBySide() const
+{
+    return m_splitter->orientation() == Qt::Horizontal;
 }
 
 QString CompareDetailsPane::multiIndexText(std::uint64_t flat, const std::vector<std::uint64_t> &shape)

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+class QSplitter;
 class QTabWidget;
 class QTextBrowser;
 class QUrl;
@@ -35,6 +36,10 @@ public:
     void showMessage(const QString &text);
 
     QString metricsText() const;
+    // The metrics text above the charts (beside the trees: tall and narrow), or beside them (under
+    // the trees: wide and low, where one above the other would leave each a strip).
+    void setSideBySide(bool sideBySide);
+    bool isSideBySide() const;
     CompareHistogramPane *histogramPane() const { return m_histograms; }
     OverviewPane *overviewA() const { return m_overviewA; }
     OverviewPane *overviewB() const { return m_overviewB; }
@@ -47,6 +52,7 @@ private:
 
     void showLongValue(const QUrl &link);
 
+    QSplitter *m_splitter;
     QTextBrowser *m_metrics;
     std::shared_ptr<const CompareResult> m_wholeResult; // keeps m_longValues' text alive
     std::vector<std::pair<QString, std::string_view>> m_longValues; // (title, whole text) per link

@@ -149,6 +149,7 @@ void CompareWindow::resizeEvent(QResizeEvent *event)
     m_splitter->setOrientation(wanted);
     // Scaled to the splitter's length when it is laid out (not yet known here): 3 to 2.
     m_splitter->setSizes({ 3000, 2000 });
+    m_details->setSideBySide(wanted == Qt::Vertical);
 }
 
 QWidget *CompareWindow::createControls()
