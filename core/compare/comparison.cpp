@@ -202,7 +202,7 @@ public:
     explicit PairPages(const std::vector<PairData> &data)
         : m_data(data)
         , m_left(data.size())
-        , m_started(data.size())
+        , m_noted(data.size())
         , m_pages(data.size())
     { }
     // A pass is about to run these chunks.
@@ -211,14 +211,14 @@ public:
         for (const Chunk &c : chunks)
             m_left[c.pair].fetch_add(1, std::memory_order_relaxed);
     }
-    // Before reading a chunk of `pair`. (A chunk that starts while the first is still taking the
-    // note may find its own pages there: they are then kept, which is harmless.)
+    // Before reading a chunk of `pair`: the first takes the note, and the others wait for it
+    // (a chunk read meanwhile would put its own pages in the note, kept for good).
     void start(std::size_t pair)
     {
-        if (!m_started[pair].exchange(true, std::memory_order_relaxed)) {
+        std::call_once(m_noted[pair], [&] {
             const PairData &d = m_data[pair];
             m_pages[pair] = { ScannedPages(*d.fileA, d.a), ScannedPages(*d.fileB, d.b) };
-        }
+        });
     }
     // After reading a chunk of `pair`. On the pass's last chunk of it, the pages go unless
     // `readAgain` (the next pass reads the pair too; its note is kept for then). Each chunk's end
@@ -235,7 +235,7 @@ public:
 private:
     const std::vector<PairData> &m_data;
     std::vector<std::atomic<std::uint32_t>> m_left; // chunks still to end
-    std::vector<std::atomic<bool>> m_started;
+    std::vector<std::once_flag> m_noted;
     std::vector<std::array<ScannedPages, 2>> m_pages;
 };
 
