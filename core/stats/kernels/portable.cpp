@@ -188,7 +188,7 @@ bool thresholdBlock(const std::byte *p, const BinThresholds &th, unsigned from, 
         checked += check[l];
     if (checked != 0)
         return false;
-    auto laneTotal = [](I8 c) {
+    auto laneTotal = [](const I8 &c) { // by reference: a 32-byte vector argument changes the ABI without AVX (clang refuses it)
         std::uint32_t total = 0;
         for (int l = 0; l < 8; ++l)
             total += static_cast<std::uint32_t>(c[l]);
