@@ -116,12 +116,9 @@ std::optional<HeatmapSummary> summarizeDequantizedHeatmap(const Dequantizer &deq
     const StridedView &view, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
     std::stop_token stop, const ProgressFn &progress, unsigned threads)
 {
-    const auto matrix = asMatrix(view);
-    if (!matrix) {
-        error = "a heatmap shows two axes; this view has " + std::to_string(view.axes.size())
-            + " (fix the others with a slice)";
+    const auto matrix = heatmapMatrix(view, error);
+    if (!matrix)
         return std::nullopt;
-    }
     if (!rectInside(dequantizer, view, 0, matrix->rows, 0, matrix->cols)) {
         error = "the view leaves the weight's logical shape";
         return std::nullopt;

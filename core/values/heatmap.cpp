@@ -376,16 +376,22 @@ void runDecodedTask(void *context)
 
 } // namespace
 
+std::optional<MatrixShape> heatmapMatrix(const StridedView &view, std::string &error)
+{
+    const auto matrix = asMatrix(view);
+    if (!matrix)
+        error = "a heatmap shows two axes; this view has " + std::to_string(view.axes.size())
+            + " (fix the others with a slice)";
+    return matrix;
+}
+
 std::optional<HeatmapSummary> summarizeHeatmap(DType dtype, std::span<const std::byte> bytes,
     const StridedView &view, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
     std::stop_token stop, const ProgressFn &progress, unsigned threads)
 {
-    const auto matrix = asMatrix(view);
-    if (!matrix) {
-        error = "a heatmap shows two axes; this view has " + std::to_string(view.axes.size())
-            + " (fix the others with a slice)";
+    const auto matrix = heatmapMatrix(view, error);
+    if (!matrix)
         return std::nullopt;
-    }
     if (matrix->rows * matrix->cols > 0) {
         const std::uint64_t last
             = view.base + (matrix->rows - 1) * matrix->rowStride + (matrix->cols - 1) * matrix->colStride;

@@ -42,6 +42,10 @@ struct HeatmapSummary {
 HeatmapSummary emptyHeatmap(
     std::uint64_t rows, std::uint64_t cols, std::uint32_t cellRows, std::uint32_t cellCols);
 
+// The view as the matrix a heatmap summarises (asMatrix), or nullopt and why in `error` when it
+// has more than two axes. Both summaries (stored and dequantized values) check views with it.
+std::optional<MatrixShape> heatmapMatrix(const StridedView &view, std::string &error);
+
 // Summarises a view of at most two axes (asMatrix: one axis is a single row) of a tensor's
 // bytes in one pass, in chunks of whole rows on `threads` threads (0: all cores), reading the
 // mapping in place under the SIGBUS guard. Progress in elements. nullopt, with a reason in
