@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSTB_BUILD_FUZZERS=ON -DSTB_BUILD_GUI=OFF -DSTB_BUILD_TESTS=OFF -DSTB_BUILD_BENCHMARKS=OFF >/dev/null
-targets=(fuzz_header fuzz_escape fuzz_file fuzz_slicespec)
+targets=(fuzz_header fuzz_escape fuzz_file fuzz_slicespec fuzz_quant fuzz_quantconfig)
 cmake --build build-fuzz --target "${targets[@]}" -j "$(nproc)"
 each=$(( seconds / ${#targets[@]} ))
 [ "$each" -ge 1 ] || each=1

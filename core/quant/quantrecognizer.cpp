@@ -47,14 +47,18 @@ QuantRecognizer::QuantRecognizer(const Checkpoint &checkpoint, const QuantConfig
     , m_view(view)
     , m_claimed(checkpoint.tensors().size(), false)
 {
-    for (std::size_t i = 0; i < checkpoint.tensors().size(); ++i)
-        m_byName.emplace(checkpoint.tensors()[i].info->name, i);
     m_view.m_codesOf.assign(checkpoint.tensors().size(), -1);
     m_view.m_companionOf.assign(checkpoint.tensors().size(), -1);
 }
 
 std::ptrdiff_t QuantRecognizer::find(const std::string &name) const
 {
+    if (m_byName.empty()) {
+        const auto &tensors = m_checkpoint.tensors();
+        m_byName.reserve(tensors.size());
+        for (std::size_t i = 0; i < tensors.size(); ++i)
+            m_byName.emplace(tensors[i].info->name, i);
+    }
     const auto it = m_byName.find(name);
     return it == m_byName.end() ? -1 : static_cast<std::ptrdiff_t>(it->second);
 }

@@ -43,7 +43,14 @@ NameTree NameTree::build(std::span<const std::string_view> names, Layout layout)
     NameTree tree;
     tree.m_layout = layout;
     auto &nodes = tree.m_nodes;
-    nodes.reserve(names.size() * (layout == Layout::Flat ? 1 : 2) + 1);
+    // At most one node per segment plus the root: reserved exactly, so that no reallocation
+    // moves a hundred thousand nodes (untouched capacity costs no memory).
+    std::size_t segments = names.size();
+    if (layout == Layout::Tree) {
+        for (const std::string_view name : names)
+            segments += static_cast<std::size_t>(std::count(name.begin(), name.end(), '.'));
+    }
+    nodes.reserve(segments + 1);
     tree.m_nodeOfLeaf.resize(names.size());
     std::unordered_map<GroupKey, int, GroupKeyHash> groups;
     if (layout == Layout::Tree)

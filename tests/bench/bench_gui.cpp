@@ -16,6 +16,7 @@
 #include "ui/values/valuespane.h"
 
 #include <QApplication>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
@@ -61,6 +62,54 @@ std::string writeManyTensors(const std::string &folder)
     return path;
 }
 
+// A 94-layer mixture-of-experts model's names (36,757 tensors, 128 experts a layer), tiny tensors.
+std::vector<TensorSpec> moeSpecs()
+{
+    std::vector<TensorSpec> specs;
+    const auto add = [&](std::string name) { specs.push_back({ std::move(name), DType::BF16, { 2 } }); };
+    add("model.embed_tokens.weight");
+    add("model.norm.weight");
+    add("lm_head.weight");
+    for (int l = 0; l < 94; ++l) {
+        const std::string layer = "model.layers." + std::to_string(l) + ".";
+        for (const char *role : { "input_layernorm.weight", "post_attention_layernorm.weight",
+                 "self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight",
+                 "self_attn.o_proj.weight", "mlp.gate.weight" })
+            add(layer + role);
+        for (int e = 0; e < 128; ++e) {
+            for (const char *role : { "gate_proj.weight", "up_proj.weight", "down_proj.weight" })
+                add(layer + "mlp.experts." + std::to_string(e) + "." + role);
+        }
+    }
+    return specs;
+}
+
+// moeSpecs() in 118 shards of consecutive tensors plus their model.safetensors.index.json.
+std::string writeShardedMoe(const std::string &folder)
+{
+    const std::vector<TensorSpec> specs = moeSpecs();
+    constexpr std::size_t kShards = 118;
+    const std::size_t per = (specs.size() + kShards - 1) / kShards;
+    const std::string dir = folder + "/gui-moe-sharded";
+    QDir().mkpath(QString::fromStdString(dir));
+    std::string index = R"({"metadata":{},"weight_map":{)";
+    for (std::size_t s = 0; s < kShards; ++s) {
+        char shard[64];
+        std::snprintf(shard, sizeof shard, "model-%05zu-of-%05zu.safetensors", s + 1, kShards);
+        const std::size_t begin = s * per, end = std::min(specs.size(), begin + per);
+        const std::vector<TensorSpec> part(specs.begin() + std::ptrdiff_t(begin), specs.begin() + std::ptrdiff_t(end));
+        std::string error;
+        writeFile(dir + "/" + shard, part, {},
+            [](std::size_t, std::span<std::byte> out) { std::fill(out.begin(), out.end(), std::byte { 0 }); }, error);
+        for (const auto &spec : part)
+            index += (index.back() == '{' ? "\"" : ",\"") + spec.name + "\":\"" + shard + "\"";
+    }
+    index += "}}";
+    const std::string path = dir + "/model.safetensors.index.json";
+    std::ofstream(path) << index;
+    return path;
+}
+
 // Opening is background work: wait for the document (or its error tab) before measuring it.
 void openAndWait(MainWindow &window, const std::string &path)
 {
@@ -93,34 +142,22 @@ int main(int argc, char **argv)
         MainWindow window;
         window.resize(1200, 760);
         openAndWait(window, many);
+        const double opened = sinceStart() - written;
         window.show();
         (void)window.grab(); // a full paint of the window, tree included
+        std::printf("100,000 tensors: opening job done %.0f ms, shown and painted %.0f ms later\n", opened,
+            sinceStart() - written - opened);
         double responsive = 0;
         QTimer::singleShot(0, [&] { responsive = sinceStart() - written; app.quit(); });
         app.exec();
-        std::printf("100,000 tensors: open to populated, painted, responsive tree: %.0f ms (target < 500 ms)\n", responsive);
+        std::printf("100,000 tensors: open to populated, painted, responsive tree: %.0f ms (target < 200 ms, issue 16)\n", responsive);
     }
     std::printf("(QApplication construction before that: %.0f ms)\n", appStarted);
 
     // (1b) A 94-layer mixture-of-experts model (36,757 tensors, 128 experts a layer): the tree's
     // Layers mode from the click to populated and painted (issue 12: under 300 ms).
     {
-        std::vector<TensorSpec> specs;
-        const auto add = [&](std::string name) { specs.push_back({ std::move(name), DType::BF16, { 2 } }); };
-        add("model.embed_tokens.weight");
-        add("model.norm.weight");
-        add("lm_head.weight");
-        for (int l = 0; l < 94; ++l) {
-            const std::string layer = "model.layers." + std::to_string(l) + ".";
-            for (const char *role : { "input_layernorm.weight", "post_attention_layernorm.weight",
-                     "self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight",
-                     "self_attn.o_proj.weight", "mlp.gate.weight" })
-                add(layer + role);
-            for (int e = 0; e < 128; ++e) {
-                for (const char *role : { "gate_proj.weight", "up_proj.weight", "down_proj.weight" })
-                    add(layer + "mlp.experts." + std::to_string(e) + "." + role);
-            }
-        }
+        const std::vector<TensorSpec> specs = moeSpecs();
         const std::string moe = folder + "/gui-moe.safetensors";
         std::string moeError;
         writeFile(moe, specs, {}, [](std::size_t, std::span<std::byte> out) { std::fill(out.begin(), out.end(), std::byte { 0 }); },
@@ -139,6 +176,24 @@ int main(int argc, char **argv)
         std::printf("36,757-tensor MoE: Layers mode populated, expanded and painted in %lld ms (target < 300 ms)\n",
             static_cast<long long>(timer.elapsed()));
         QFile::remove(QString::fromStdString(moe));
+    }
+
+    // (1c) The same model as a 118-shard index (a mixture-of-experts download): from the open to
+    // a populated, painted window that answers, shards opened in parallel off the GUI thread
+    // (issue 16: under 300 ms).
+    {
+        const std::string sharded = writeShardedMoe(folder);
+        const double shardsWritten = sinceStart();
+        MainWindow window;
+        window.resize(1200, 760);
+        openAndWait(window, sharded);
+        window.show();
+        (void)window.grab();
+        double responsive = 0;
+        QTimer::singleShot(0, [&] { responsive = sinceStart() - shardsWritten; app.quit(); });
+        app.exec();
+        std::printf("118-shard, 36,757-tensor index: open to populated, painted, responsive window: %.0f ms "
+                    "(target < 300 ms, issue 16)\n", responsive);
     }
 
     // (2) A ~2 GiB checkpoint, hex pane scrolled end to end in 1 MiB steps, one paint each.

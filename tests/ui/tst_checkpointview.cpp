@@ -19,6 +19,8 @@
 
 #include <QClipboard>
 #include <QComboBox>
+#include <QDir>
+#include <QFile>
 #include <QElapsedTimer>
 #include <QGuiApplication>
 #include <QHeaderView>
@@ -56,6 +58,7 @@ private slots:
     void copyName();
     void invalidFileOpensOnDiagnostics();
     void diagnosticJumpsToOffset();
+    void problemsPastTheCapAreCounted();
     void truncatedWhileOpenMarksStale();
     void unreadablePathShowsMessage();
     void hundredThousandTensorsOpenQuickly();
@@ -368,6 +371,32 @@ void tst_CheckpointView::diagnosticJumpsToOffset()
     QCOMPARE(view.currentPane(), CheckpointView::HexTab);
     QCOMPARE(view.hexPane()->view()->cursorOffset(), offset);
     QCOMPARE(view.selectedPath(), u"a.b"_s);
+}
+
+// An index naming 10,005 tensors no shard holds: 10,000 are listed, the rest counted, and the
+// tab and the summary give the whole number rather than the cap.
+void tst_CheckpointView::problemsPastTheCapAreCounted()
+{
+    QDir folder(m_dir.filePath(u"capped"_s));
+    QVERIFY(folder.mkpath(u"."_s));
+    QVERIFY(test::writeBytes(folder.filePath(u"model-00001-of-00001.safetensors"_s).toStdString(),
+        test::rawFile(R"({"a.w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 4)));
+    std::string index = R"({"weight_map":{"a.w":"model-00001-of-00001.safetensors")";
+    for (int i = 0; i < 10'005; ++i)
+        index += ",\"missing." + std::to_string(i) + R"(":"model-00001-of-00001.safetensors")";
+    index += "}}";
+    const QString indexPath = folder.filePath(u"model.safetensors.index.json"_s);
+    QFile indexFile(indexPath);
+    QVERIFY(indexFile.open(QIODevice::WriteOnly) && indexFile.write(index.data(), qint64(index.size())) > 0);
+    indexFile.close();
+    CheckpointView view(open(indexPath), u"capped"_s);
+    QCOMPARE(view.diagnosticsPane()->table()->topLevelItemCount(), 10'000);
+    const auto *tabs = view.diagnosticsPane()->parentWidget()->parentWidget();
+    const auto *panes = qobject_cast<const QTabWidget *>(tabs);
+    QVERIFY(panes);
+    QCOMPARE(panes->tabText(panes->indexOf(view.diagnosticsPane())), u"Diagnostics (%1)"_s.arg(countText(10'005)));
+    QVERIFY2(view.diagnosticsPane()->summaryText().contains(u"listed, and 5 more problems not listed"_s),
+        qPrintable(view.diagnosticsPane()->summaryText()));
 }
 
 void tst_CheckpointView::truncatedWhileOpenMarksStale()

@@ -348,12 +348,13 @@ void CheckpointView::createPanes()
     m_panes->addTab(m_layoutMap, tr("Layout"));
     m_panes->addTab(m_hex, tr("Hex"));
     m_panes->addTab(m_metadata, tr("Metadata"));
-    int problems = 0;
+    // Errors, plus the problems found past the 10,000 kept (counted, not listed).
+    std::uint64_t problems = m_checkpoint->diagnostics().dropped();
     for (const auto &d : m_checkpoint->diagnostics())
         problems += d.isError();
     for (const auto &shard : m_checkpoint->shards())
-        problems += shard ? static_cast<int>(shard->header().errorCount()) : 0;
-    m_panes->addTab(m_diagnostics, problems ? tr("Diagnostics (%1)").arg(problems) : tr("Diagnostics"));
+        problems += shard ? shard->header().errorCount() + shard->header().diagnostics.dropped() : 0;
+    m_panes->addTab(m_diagnostics, problems ? tr("Diagnostics (%1)").arg(countText(problems)) : tr("Diagnostics"));
     m_histogram = new HistogramPane(m_checkpoint, m_panes);
     m_histogram->setQuantView(m_quant);
     m_panes->addTab(m_histogram, tr("Histogram"));

@@ -141,6 +141,10 @@ void DiagnosticsPane::rebuild()
         }
     }
     const int headerErrors = errors, headerWarnings = warnings;
+    // Past the 10,000 kept per list, problems are only counted (core DiagnosticList).
+    std::size_t unlisted = checkpoint.diagnostics().dropped();
+    for (const auto &file : checkpoint.shards())
+        unlisted += file ? file->header().diagnostics.dropped() : 0;
     const QIcon noteIcon = style()->standardIcon(QStyle::SP_MessageBoxInformation);
     for (const AuditRow &row : m_auditRows) {
         auto *item = new QTreeWidgetItem({ row.severity, row.rule, row.file, countText(row.offset),
@@ -171,6 +175,8 @@ void DiagnosticsPane::rebuild()
         header = u"%1 %2"_s.arg(toneHtml(Tone::Bad, u"<b>%1</b>"_s.arg(tr("Invalid:")), palette()),
             countNoun(headerErrors, tr("error"), tr("errors"))
                 + (headerWarnings ? u", "_s + countNoun(headerWarnings, tr("warning"), tr("warnings")) : QString())
+                + (unlisted ? tr(" listed, and %1 not listed").arg(countNoun(unlisted, tr("more problem"), tr("more problems")))
+                            : QString())
                 + tr(". The first error is the reference implementation's verdict. Double-click a row to see "
                      "its offset in the Hex pane."));
     // The header says nothing about values: NaN, Inf, dead or duplicated tensors need a scan.

@@ -1,5 +1,6 @@
 #include "ui/shell/mainwindow.h"
 
+#include "ui/common/dialogpaths.h"
 #include "ui/common/droppedfiles.h"
 #include "ui/common/statuscolors.h"
 #include "ui/compare/comparewindow.h"
@@ -74,9 +75,9 @@ void MainWindow::createMenus()
             statusBar()->showMessage(tr("Open a checkpoint first, then compare it with another."), 10'000);
             return;
         }
-        const QString path = QFileDialog::getOpenFileName(this, tr("Compare %1 With").arg(view->title()),
-            QFileInfo(view->path()).absolutePath(),
-            tr("Safetensors checkpoints (*.safetensors *.index.json);;All files (*)"));
+        const QString path = pathFromDialog(QFileDialog::getOpenFileName(this,
+            tr("Compare %1 With").arg(view->title()), QFileInfo(view->path()).absolutePath(),
+            tr("Safetensors checkpoints (*.safetensors *.index.json);;All files (*)")));
         if (path.isEmpty())
             return;
         auto *compare = new CompareWindow;
@@ -156,8 +157,8 @@ QString MainWindow::openDialogFolder() const
 
 void MainWindow::openDialog()
 {
-    const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open Checkpoint"), openDialogFolder(),
-        tr("Safetensors checkpoints (*.safetensors *.index.json);;All files (*)"));
+    const QStringList paths = pathsFromDialog(QFileDialog::getOpenFileNames(this, tr("Open Checkpoint"),
+        openDialogFolder(), tr("Safetensors checkpoints (*.safetensors *.index.json);;All files (*)")));
     if (paths.isEmpty())
         return;
     QSettings().setValue(kLastFolderKey, QFileInfo(paths.first()).absolutePath());
