@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <memory>
 
 namespace stb {
@@ -40,12 +41,31 @@ bool jsonShallowEnough(std::string_view text, int maxDepth)
 
 namespace {
 
+// Every value is type-checked before it is read: nlohmann's get<>() and value() throw on a
+// mistyped field ("load_in_8bit": "U32", found by fuzz_quantconfig), which would end the program.
+
+// An integer field that fits T, else nullopt (-1 for "bits" does not become 4,294,967,295).
 template<typename T> std::optional<T> numberAt(const nlohmann::json &object, const char *key)
 {
     const auto it = object.find(key);
     if (it == object.end() || !it->is_number_integer())
         return std::nullopt;
-    return it->get<T>();
+    if (it->is_number_unsigned()) {
+        const auto value = it->get<std::uint64_t>();
+        if (value > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
+            return std::nullopt;
+        return static_cast<T>(value);
+    }
+    const auto value = it->get<std::int64_t>();
+    if (value < static_cast<std::int64_t>(std::numeric_limits<T>::min()))
+        return std::nullopt;
+    return static_cast<T>(value);
+}
+
+bool trueAt(const nlohmann::json &object, const char *key)
+{
+    const auto it = object.find(key);
+    return it != object.end() && it->is_boolean() && it->get<bool>();
 }
 
 std::string stringAt(const nlohmann::json &object, const char *key)
@@ -79,7 +99,7 @@ std::optional<QuantConfig> parseQuantConfig(std::string_view json, std::string &
     config.gptqV2 = stringAt(q, "checkpoint_format") == "gptq_v2";
     config.format = stringAt(q, "format");
     config.bnb4bitType = stringAt(q, "bnb_4bit_quant_type");
-    config.bnb8bit = q.value("load_in_8bit", false) == true;
+    config.bnb8bit = trueAt(q, "load_in_8bit");
     if (const auto it = q.find("weight_block_size"); it != q.end() && it->is_array() && it->size() == 2
         && (*it)[0].is_number_unsigned() && (*it)[1].is_number_unsigned()) {
         config.blockSize

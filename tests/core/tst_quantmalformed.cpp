@@ -83,6 +83,8 @@ private slots:
     void config();
     void truncatedFile();
     void configParsing();
+    void mistypedConfigFields_data();
+    void mistypedConfigFields();
 
 private:
     QTemporaryDir m_dir;
@@ -285,6 +287,39 @@ void tst_QuantMalformed::configParsing()
     QCOMPARE(c->bits, std::optional<unsigned>(4));
     QCOMPARE(c->groupSize, std::optional<std::int64_t>(128));
     QCOMPARE(c->format, std::string("pack-quantized"));
+}
+
+// Mistyped fields are ignored, never thrown from (nlohmann throws on a mistyped value(): the
+// first config below ended the fuzzer, and would have ended the browser opening its model).
+void tst_QuantMalformed::mistypedConfigFields_data()
+{
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<bool>("bnb8bit");
+    QTest::addColumn<int>("bits"); // -1: none
+    QTest::newRow("load_in_8bit a string (fuzz_quantconfig crash)")
+        << R"({"quantization_config":{"quant_method":"bitsandbytes","load_in_8bit":"U32"}})" << false << -1;
+    QTest::newRow("load_in_8bit a number") << R"({"quantization_config":{"load_in_8bit":1}})" << false << -1;
+    QTest::newRow("load_in_8bit true") << R"({"quantization_config":{"load_in_8bit":true}})" << true << -1;
+    QTest::newRow("bits negative") << R"({"quantization_config":{"bits":-1}})" << false << -1;
+    QTest::newRow("bits too large") << R"({"quantization_config":{"bits":4294967296}})" << false << -1;
+    QTest::newRow("bits a string") << R"({"quantization_config":{"bits":"4"}})" << false << -1;
+    QTest::newRow("bits a float") << R"({"quantization_config":{"bits":4.0}})" << false << -1;
+    QTest::newRow("bits 4") << R"({"quantization_config":{"bits":4}})" << false << 4;
+    QTest::newRow("num_bits mistyped, group_size an object")
+        << R"({"quantization_config":{"config_groups":{"g":{"weights":{"num_bits":[4],"group_size":{}}}}}})"
+        << false << -1;
+}
+
+void tst_QuantMalformed::mistypedConfigFields()
+{
+    QFETCH(QString, json);
+    QFETCH(bool, bnb8bit);
+    QFETCH(int, bits);
+    std::string error;
+    const auto config = parseQuantConfig(json.toStdString(), error);
+    QVERIFY2(config, error.c_str());
+    QCOMPARE(config->bnb8bit, bnb8bit);
+    QCOMPARE(config->bits, bits < 0 ? std::optional<unsigned>() : std::optional<unsigned>(unsigned(bits)));
 }
 
 QTEST_GUILESS_MAIN(tst_QuantMalformed)
