@@ -36,16 +36,19 @@ std::uint32_t partOf(std::uint64_t index, std::uint64_t total, std::uint64_t par
 // One cell row's running sums while a task scans its rows (sum, not yet the mean).
 struct CellRow {
     std::vector<double> min, max, sum;
-    std::vector<std::uint64_t> nan, posInf, negInf; // finite counts follow from the cell sizes
+    // Finite counts follow from the cell sizes; filled (and cleared) only when a task meets a
+    // value not finite, `special` then set.
+    std::vector<HeatmapSummary::Specials> specials;
+    bool special = false;
 
     void reset(std::size_t cells)
     {
         min.assign(cells, kInf);
         max.assign(cells, -kInf);
         sum.assign(cells, 0.0);
-        nan.assign(cells, 0);
-        posInf.assign(cells, 0);
-        negInf.assign(cells, 0);
+        if (special)
+            specials.assign(cells, {});
+        special = false;
     }
 };
 
@@ -65,19 +68,25 @@ constexpr std::uint64_t kTile = 1024; // columns whose running values a task car
 template<typename T> struct ColumnTile {
     T lo[kTile], hi[kTile];
     double sum[kTile];
-    std::uint64_t nan[kTile], posInf[kTile], negInf[kTile];
+    HeatmapSummary::Specials specials[kTile]; // cleared and filled only when `special`
+    bool special = false;
 
     void reset(std::uint64_t width)
     {
         std::fill(lo, lo + width, std::numeric_limits<T>::infinity());
         std::fill(hi, hi + width, -std::numeric_limits<T>::infinity());
         std::fill(sum, sum + width, 0.0);
-        std::fill(nan, nan + width, 0);
-        std::fill(posInf, posInf + width, 0);
-        std::fill(negInf, negInf + width, 0);
+        special = false;
     }
     // One value of column k not finite, counted.
-    void countSpecial(std::uint64_t k, double v) { ++(std::isnan(v) ? nan : v > 0 ? posInf : negInf)[k]; }
+    void countSpecial(std::uint64_t width, std::uint64_t k, double v)
+    {
+        if (!special)
+            std::fill(specials, specials + width, HeatmapSummary::Specials {});
+        special = true;
+        HeatmapSummary::Specials &s = specials[k];
+        ++(std::isnan(v) ? s.nan : v > 0 ? s.posInf : s.negInf);
+    }
 };
 
 // Adds a tile's columns [c0, c0 + width) to their cells, column after column, so that a cell's
@@ -95,9 +104,19 @@ void foldTile(const TaskJob &job, const ColumnTile<T> &tile, std::uint64_t c0, s
         cells.min[j] = std::min(cells.min[j], double(tile.lo[k]));
         cells.max[j] = std::max(cells.max[j], double(tile.hi[k]));
         cells.sum[j] += tile.sum[k];
-        cells.nan[j] += tile.nan[k];
-        cells.posInf[j] += tile.posInf[k];
-        cells.negInf[j] += tile.negInf[k];
+    }
+    if (!tile.special)
+        return;
+    if (!cells.special)
+        cells.specials.assign(cells.min.size(), {});
+    cells.special = true;
+    j = 0;
+    for (std::uint64_t k = 0; k < width; ++k) {
+        while (job.colBegins[j + 1] <= c0 + k)
+            ++j;
+        cells.specials[j].nan += tile.specials[k].nan;
+        cells.specials[j].posInf += tile.specials[k].posInf;
+        cells.specials[j].negInf += tile.specials[k].negInf;
     }
 }
 
@@ -128,7 +147,7 @@ void runFloatTiles(const TaskJob &job)
                 for (std::uint64_t k = 0; k < width; ++k) {
                     const float v = kernels::floatAt(job.dtype, row, k);
                     if (!std::isfinite(v))
-                        tile.countSpecial(k, v);
+                        tile.countSpecial(width, k, v);
                 }
             }
         }
@@ -151,7 +170,7 @@ void runDecodedTiles(const TaskJob &job)
             for (std::uint64_t k = 0; k < width; ++k) {
                 const double v = values[k];
                 if (!std::isfinite(v)) {
-                    tile.countSpecial(k, v);
+                    tile.countSpecial(width, k, v);
                     continue;
                 }
                 tile.lo[k] = v < tile.lo[k] ? v : tile.lo[k];
@@ -205,7 +224,7 @@ std::uint64_t HeatmapSummary::cellSize(std::uint32_t i, std::uint32_t j) const
 std::uint64_t HeatmapSummary::finite(std::uint32_t i, std::uint32_t j) const
 {
     const std::size_t c = cellIndex(i, j);
-    return cellSize(i, j) - nan[c] - posInf[c] - negInf[c];
+    return cellSize(i, j) - nanCount(c) - posInfCount(c) - negInfCount(c);
 }
 
 std::optional<std::pair<double, double>> HeatmapSummary::finiteRange() const
@@ -241,9 +260,6 @@ HeatmapSummary emptyHeatmap(
     summary.min.assign(cells, kInf);
     summary.max.assign(cells, -kInf);
     summary.mean.assign(cells, 0.0);
-    summary.nan.assign(cells, 0);
-    summary.posInf.assign(cells, 0);
-    summary.negInf.assign(cells, 0);
     return summary;
 }
 
@@ -294,9 +310,16 @@ std::optional<HeatmapSummary> summarizeTasks(std::uint64_t rows, std::uint64_t c
             summary.min[c] = std::min(summary.min[c], cells.min[j]);
             summary.max[c] = std::max(summary.max[c], cells.max[j]);
             summary.mean[c] += cells.sum[j]; // a sum until the pass ends
-            summary.nan[c] += cells.nan[j];
-            summary.posInf[c] += cells.posInf[j];
-            summary.negInf[c] += cells.negInf[j];
+        }
+        if (cells.special) {
+            if (summary.specials.empty())
+                summary.specials.resize(summary.min.size());
+            for (std::uint32_t j = 0; j < summary.cellCols; ++j) {
+                HeatmapSummary::Specials &into = summary.specials[summary.cellIndex(task.cellRow, j)];
+                into.nan += cells.specials[j].nan;
+                into.posInf += cells.specials[j].posInf;
+                into.negInf += cells.specials[j].negInf;
+            }
         }
         done += (task.rowEnd - task.rowBegin) * cols;
         if (progress)
