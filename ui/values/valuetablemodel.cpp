@@ -132,38 +132,31 @@ int ValueTableModel::columnCount(const QModelIndex &parent) const
 
 std::optional<double> ValueTableModel::valueAt(int row, int column) const
 {
-    // The tile holding the cell, decoded whole on first use. A paint asks for each visible cell
-    // several times (text, colours), and one guarded read per ask made a few repaints of a big
-    // tensor miss the 16 ms frame; a screen of cells costs a handful of tiles. Dequantized rows
-    // are decoded in runs the same way.
-    const std::uint64_t tileRow = std::uint64_t(row) / kTileRows,
-                        tileColumn = std::uint64_t(column) / kTileColumns;
-    const quint64 key = (tileRow << 32) | tileColumn;
-    Tile *tile = m_tiles.object(key);
-    const std::uint64_t r0 = tileRow * kTileRows, c0 = tileColumn * kTileColumns;
-    const std::uint64_t width = std::min<std::uint64_t>(kTileColumns, m_cols - c0);
-    if (!tile) {
-        tile = new Tile;
-        const std::uint64_t height = std::min<std::uint64_t>(kTileRows, m_rows - r0);
-        tile->values.resize(height * width);
-        // Both read the plane as asMatrix does; a single axis is shown down a column.
-        const bool line = m_view.axes.size() == 1;
-        if (m_dequantizer) {
-            tile->readable = line
+    if (m_dequantizer) {
+        // The tile holding the cell, decoded whole on first use: rows of a weight are decoded in
+        // runs, and a screen of cells costs a handful of tiles.
+        const std::uint64_t tileRow = std::uint64_t(row) / kTileRows,
+                            tileColumn = std::uint64_t(column) / kTileColumns;
+        const quint64 key = (tileRow << 32) | tileColumn;
+        Tile *tile = m_tiles.object(key);
+        const std::uint64_t r0 = tileRow * kTileRows, c0 = tileColumn * kTileColumns;
+        const std::uint64_t width = std::min<std::uint64_t>(kTileColumns, m_cols - c0);
+        if (!tile) {
+            tile = new Tile;
+            const std::uint64_t height = std::min<std::uint64_t>(kTileRows, m_rows - r0);
+            tile->values.resize(height * width);
+            // decodeRect reads the plane as asMatrix does; a single axis is shown down a column.
+            tile->readable = m_view.axes.size() == 1
                 ? decodeRect(*m_dequantizer, m_view, 0, 1, r0, height, tile->values.data())
                 : decodeRect(*m_dequantizer, m_view, r0, height, c0, width, tile->values.data());
-        } else {
-            tile->readable = line
-                ? readRect(m_info->dtype, m_bytes, m_view, 0, 1, r0, height, tile->values.data())
-                : readRect(m_info->dtype, m_bytes, m_view, r0, height, c0, width, tile->values.data());
+            m_tiles.insert(key, tile);
         }
-        m_tiles.insert(key, tile);
-    }
-    if (tile->readable)
+        if (!tile->readable)
+            return std::nullopt;
         return tile->values[(std::uint64_t(row) - r0) * width + (std::uint64_t(column) - c0)];
-    // A tile reaching past data cut short: its readable cells one at a time.
+    }
     double value = 0;
-    if (m_dequantizer || !readStrided(m_info->dtype, m_bytes, flatIndex(row, column), 1, 1, &value))
+    if (!readStrided(m_info->dtype, m_bytes, flatIndex(row, column), 1, 1, &value))
         return std::nullopt;
     return value;
 }

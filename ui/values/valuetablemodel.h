@@ -77,7 +77,7 @@ private:
     std::shared_ptr<const SafetensorsFile> m_file;
     std::shared_ptr<const Checkpoint> m_checkpoint; // keeps a dequantizer's mappings alive
     std::shared_ptr<const Dequantizer> m_dequantizer;
-    mutable QCache<quint64, Tile> m_tiles; // decoded tiles, by tile row and column
+    mutable QCache<quint64, Tile> m_tiles; // decoded tiles of dequantized values, by tile row and column
     std::vector<std::uint64_t> m_shape;
     DType m_textType = DType::F32; // how values are printed: the tensor's dtype, or F32 when dequantized
     const TensorInfo *m_info = nullptr;
