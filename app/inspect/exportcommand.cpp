@@ -2,6 +2,7 @@
 #include "progressline.h"
 #include "tensorselection.h"
 
+#include "core/io/scannedpages.h"
 #include "core/quant/dequantexport.h"
 #include "core/text/textformat.h"
 #include "core/values/npyexport.h"
@@ -36,11 +37,12 @@ int runExport(const Invocation &invocation)
     bool written = false;
     {
         ProgressLine progress("writing " + out, 1u << 24);
-        written = selected->dequantized
-            ? exportDequantizedNpy(out, selected->file->path(), *selected->dequantized->dequantizer, selected->view,
-                  error, {}, std::ref(progress))
-            : exportNpy(out, selected->file->path(), dtype, selected->bytes, selected->view, raw, error, {},
-                  std::ref(progress));
+        const ScannedPages pages(selected->file->mapping(), selected->bytes); // cached before stays
+        written = selected->dequantized ? exportDequantizedNpy(out, selected->file->path(),
+                      *selected->dequantized->dequantizer, selected->view, error, {}, std::ref(progress))
+                                        : exportNpy(out, selected->file->path(), dtype, selected->bytes,
+                                            selected->view, raw, error, {}, std::ref(progress));
+        pages.release();
     }
     if (!written) {
         std::fprintf(stderr, "%s: %s\n", printable(out).c_str(), error.c_str());

@@ -2,6 +2,7 @@
 #include "progressline.h"
 #include "tensorselection.h"
 
+#include "core/io/scannedpages.h"
 #include "core/report/report.h"
 #include "core/text/textformat.h"
 #include "core/values/atomicfile.h"
@@ -64,11 +65,12 @@ int runHeatmap(const Invocation &invocation)
     std::optional<HeatmapSummary> summary;
     {
         ProgressLine progress("summarising", 1u << 26);
-        summary = selected->dequantized
-            ? summarizeDequantizedHeatmap(*selected->dequantized->dequantizer, selected->view, rows, cols, error, {},
-                  std::ref(progress))
-            : summarizeHeatmap(selected->info->dtype, selected->bytes, selected->view, rows, cols, error, {},
-                  std::ref(progress));
+        const ScannedPages pages(selected->file->mapping(), selected->bytes); // cached before stays
+        summary = selected->dequantized ? summarizeDequantizedHeatmap(*selected->dequantized->dequantizer,
+                      selected->view, rows, cols, error, {}, std::ref(progress))
+                                        : summarizeHeatmap(selected->info->dtype, selected->bytes,
+                                            selected->view, rows, cols, error, {}, std::ref(progress));
+        pages.release();
     }
     if (!summary) {
         std::fprintf(stderr, "%s: %s\n", printable(selected->file->path()).c_str(), error.c_str());
@@ -79,7 +81,8 @@ int runHeatmap(const Invocation &invocation)
         // screenshots use, rather than a PNG writer of our own.
         const std::string out = invocation.value("o");
         if (summary->cellRows == 0 || summary->cellCols == 0) {
-            std::fprintf(stderr, "%s: the tensor is empty: there is no picture to write\n", printable(out).c_str());
+            std::fprintf(
+                stderr, "%s: the tensor is empty: there is no picture to write\n", printable(out).c_str());
             return Findings;
         }
         const std::vector<Rgb> pixels
@@ -93,15 +96,15 @@ int runHeatmap(const Invocation &invocation)
         buffer.open(QIODevice::WriteOnly);
         AtomicFile file;
         if (!image.save(&buffer, "PNG") || !file.open(out, selected->file->path(), error)
-            || !file.write(png.constData(), static_cast<std::size_t>(png.size()), error) || !file.commit(error)) {
+            || !file.write(png.constData(), static_cast<std::size_t>(png.size()), error)
+            || !file.commit(error)) {
             std::fprintf(stderr, "%s: cannot write the PNG file%s%s\n", printable(out).c_str(),
                 error.empty() ? "" : ": ", error.c_str());
             return Findings;
         }
     }
     if (json)
-        std::printf(
-            "%s\n", jsonText(heatmapJson(*summary)).c_str());
+        std::printf("%s\n", jsonText(heatmapJson(*summary)).c_str());
     return Ok;
 }
 

@@ -2,6 +2,7 @@
 #include "progressline.h"
 #include "tensorselection.h"
 
+#include "core/io/scannedpages.h"
 #include "core/text/textformat.h"
 #include "core/values/locate.h"
 #include "core/values/valuesjson.h"
@@ -37,9 +38,11 @@ int runLocate(const Invocation &invocation)
     std::optional<LocateResult> result;
     {
         ProgressLine progress("scanning", 1u << 26);
+        const ScannedPages pages(selected->file->mapping(), selected->bytes); // cached before stays
         result = selected->dequantized
             ? locateDequantized(*selected->dequantized->dequantizer, {}, std::ref(progress))
             : locateValues(info.dtype, selected->bytes, elements, {}, std::ref(progress));
+        pages.release();
     }
     if (!result) {
         std::fprintf(stderr, "%s: the file changed on disk during the scan\n",

@@ -78,11 +78,11 @@ Rgb ColourScale::colour(double value) const
 Rgb cellColour(const HeatmapSummary &summary, std::uint32_t i, std::uint32_t j, const ColourScale &scale)
 {
     const std::size_t c = summary.cellIndex(i, j);
-    if (summary.nan[c] > 0 || summary.cellSize(i, j) == 0)
+    if (summary.nanCount(c) > 0 || summary.cellSize(i, j) == 0)
         return kNaNColour;
-    if (summary.posInf[c] > 0)
+    if (summary.posInfCount(c) > 0)
         return kPosInfColour;
-    if (summary.negInf[c] > 0)
+    if (summary.negInfCount(c) > 0)
         return kNegInfColour;
     return scale.colour(summary.mean[c]);
 }

@@ -2,6 +2,7 @@
 
 #include "core/concurrency/parallel.h"
 #include "core/io/busguard.h"
+#include "core/stats/kernels/valuescan.h"
 #include "core/values/valuereader.h"
 
 #include <algorithm>
@@ -18,7 +19,6 @@ namespace {
 __extension__ typedef unsigned __int128 Wide;
 
 constexpr std::uint64_t kTaskElements = std::uint64_t(1) << 20;
-constexpr std::uint64_t kBlock = 2048; // columns decoded at a time, on the stack
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // ⌊k·total/parts⌋ without overflow.
@@ -36,16 +36,19 @@ std::uint32_t partOf(std::uint64_t index, std::uint64_t total, std::uint64_t par
 // One cell row's running sums while a task scans its rows (sum, not yet the mean).
 struct CellRow {
     std::vector<double> min, max, sum;
-    std::vector<std::uint64_t> nan, posInf, negInf; // finite counts follow from the cell sizes
+    // Finite counts follow from the cell sizes; filled (and cleared) only when a task meets a
+    // value not finite, `special` then set.
+    std::vector<HeatmapSummary::Specials> specials;
+    bool special = false;
 
     void reset(std::size_t cells)
     {
         min.assign(cells, kInf);
         max.assign(cells, -kInf);
         sum.assign(cells, 0.0);
-        nan.assign(cells, 0);
-        posInf.assign(cells, 0);
-        negInf.assign(cells, 0);
+        if (special)
+            specials.assign(cells, {});
+        special = false;
     }
 };
 
@@ -58,158 +61,133 @@ struct TaskJob {
     CellRow *cells;
 };
 
-// One value into cell j the careful way (NaN and infinities counted, not summed).
-void addValue(CellRow &cells, std::size_t j, double v)
-{
-    if (std::isnan(v)) {
-        ++cells.nan[j];
-    } else if (std::isinf(v)) {
-        ++(v > 0 ? cells.posInf : cells.negInf)[j];
-    } else {
-        cells.min[j] = std::min(cells.min[j], v);
-        cells.max[j] = std::max(cells.max[j], v);
-        cells.sum[j] += v;
-    }
-}
+constexpr std::uint64_t kTile = 1024; // columns whose running values a task carries down its rows
 
-// Adds values[0, n) to cell j: a branch-free pass (vectorisable, four partial sums) unless the
-// run holds a NaN or an infinity, which the careful loop counts.
-void accumulate(const double *values, std::uint64_t n, CellRow &row, std::size_t j)
-{
-    double lo = kInf, hi = -kInf;
-    double s[4] = { 0, 0, 0, 0 };
+// Per-column running values of one tile of columns down a task's rows: float extremes for the
+// dtypes the kernels read (every value exactly a float), double for the others.
+template<typename T> struct ColumnTile {
+    T lo[kTile], hi[kTile];
+    double sum[kTile];
+    HeatmapSummary::Specials specials[kTile]; // cleared and filled only when `special`
     bool special = false;
-    std::uint64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        for (unsigned k = 0; k < 4; ++k) {
-            const double v = values[i + k];
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-            s[k] += v;
-            special |= !(v - v == 0);
-        }
-    }
-    for (; i < n; ++i) {
-        const double v = values[i];
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-        s[0] += v;
-        special |= !(v - v == 0);
-    }
-    if (!special) {
-        row.min[j] = std::min(row.min[j], lo);
-        row.max[j] = std::max(row.max[j], hi);
-        row.sum[j] += (s[0] + s[1]) + (s[2] + s[3]);
-        return;
-    }
-    for (i = 0; i < n; ++i)
-        addValue(row, j, values[i]);
-}
 
-// One row through the careful path: decoded to doubles in blocks, added per cell.
-void addRow(const TaskJob &job, std::uint64_t rowSource, double *values)
+    void reset(std::uint64_t width)
+    {
+        std::fill(lo, lo + width, std::numeric_limits<T>::infinity());
+        std::fill(hi, hi + width, -std::numeric_limits<T>::infinity());
+        std::fill(sum, sum + width, 0.0);
+        special = false;
+    }
+    // One value of column k not finite, counted.
+    void countSpecial(std::uint64_t width, std::uint64_t k, double v)
+    {
+        if (!special)
+            std::fill(specials, specials + width, HeatmapSummary::Specials {});
+        special = true;
+        HeatmapSummary::Specials &s = specials[k];
+        ++(std::isnan(v) ? s.nan : v > 0 ? s.posInf : s.negInf);
+    }
+};
+
+// Adds a tile's columns [c0, c0 + width) to their cells, column after column, so that a cell's
+// sum is the same whichever kernel filled the tile.
+template<typename T>
+void foldTile(const TaskJob &job, const ColumnTile<T> &tile, std::uint64_t c0, std::uint64_t width)
 {
-    std::size_t j = 0;
-    for (std::uint64_t c0 = 0; c0 < job.cols; c0 += kBlock) {
-        const std::uint64_t c1 = std::min(job.cols, c0 + kBlock);
-        gatherValues(job.dtype, job.data, rowSource + c0 * job.colStride, job.colStride, c1 - c0, values);
-        for (std::uint64_t c = c0; c < c1; ++j) {
-            const std::uint64_t end = std::min(job.colBegins[j + 1], c1);
-            accumulate(values + (c - c0), end - c, *job.cells, j);
-            c = end;
-        }
-        if (job.colBegins[j] > c1) // the cell continues into the next block
-            --j;
-    }
-}
-
-// Element c of a contiguous BF16 or F32 row as the float it is exactly.
-template<DType D> float loadFloat(const std::byte *row, std::uint64_t c)
-{
-    if constexpr (D == DType::BF16) {
-        std::uint16_t code;
-        std::memcpy(&code, row + 2 * c, 2);
-        const std::uint32_t bits = std::uint32_t(code) << 16;
-        float f;
-        std::memcpy(&f, &bits, 4);
-        return f;
-    } else {
-        float f;
-        std::memcpy(&f, row + 4 * c, 4);
-        return f;
-    }
-}
-
-constexpr std::uint64_t kStrip = 32; // columns whose running min/max/sum stay in registers
-
-// Contiguous BF16 and F32 rows (the common weights), a strip of 32 columns at a time down all the
-// task's rows: per column a running min and max (floats: exact for these dtypes) and sum (double)
-// in a loop without branches that the compiler vectorises and keeps in registers; the strip's
-// columns are then folded into their cells. A strip holding a NaN or an infinity is redone the
-// careful way. Decoding every element to a double and a call per cell-wide run (four elements
-// for a 4,096-column matrix in 1,024 cells) left the summary at a sixteenth of the read speed.
-template<DType D> void runStrips(const TaskJob &job)
-{
-    constexpr unsigned size = D == DType::BF16 ? 2 : 4;
     CellRow &cells = *job.cells;
-    std::size_t first = 0; // the cell holding column c0
-    for (std::uint64_t c0 = 0; c0 < job.cols; c0 += kStrip) {
-        const std::uint64_t width = std::min(kStrip, job.cols - c0);
-        float lo[kStrip], hi[kStrip];
-        double sum[kStrip];
-        std::fill(lo, lo + kStrip, std::numeric_limits<float>::infinity());
-        std::fill(hi, hi + kStrip, -std::numeric_limits<float>::infinity());
-        std::fill(sum, sum + kStrip, 0.0);
-        unsigned special = 0;
-        for (std::uint64_t r = 0; r < job.rows; ++r) {
-            const std::byte *p = job.data + (job.firstSource + r * job.rowStride + c0) * size;
-            if (width == kStrip) {
-                for (std::uint64_t k = 0; k < kStrip; ++k) {
-                    const float v = loadFloat<D>(p, k);
-                    lo[k] = v < lo[k] ? v : lo[k];
-                    hi[k] = v > hi[k] ? v : hi[k];
-                    sum[k] += double(v);
-                    special |= unsigned(!(v - v == 0.0f));
-                }
-            } else {
+    std::size_t j = 0;
+    while (job.colBegins[j + 1] <= c0)
+        ++j;
+    for (std::uint64_t k = 0; k < width; ++k) {
+        while (job.colBegins[j + 1] <= c0 + k)
+            ++j;
+        cells.min[j] = std::min(cells.min[j], double(tile.lo[k]));
+        cells.max[j] = std::max(cells.max[j], double(tile.hi[k]));
+        cells.sum[j] += tile.sum[k];
+    }
+    if (!tile.special)
+        return;
+    if (!cells.special)
+        cells.specials.assign(cells.min.size(), {});
+    cells.special = true;
+    j = 0;
+    for (std::uint64_t k = 0; k < width; ++k) {
+        while (job.colBegins[j + 1] <= c0 + k)
+            ++j;
+        cells.specials[j].nan += tile.specials[k].nan;
+        cells.specials[j].posInf += tile.specials[k].posInf;
+        cells.specials[j].negInf += tile.specials[k].negInf;
+    }
+}
+
+// Contiguous F32/BF16/F16 rows: the kernels (kernels/valuescan.h) carry each column's extremes
+// and sum down the task's rows a tile at a time, reading the mapping in place; a tile that met a
+// value not finite has those counted afterwards. Decoding every element to a double first left
+// the summary at a tenth of the read speed.
+void runFloatTiles(const TaskJob &job)
+{
+    const std::uint64_t size = dtypeInfo(job.dtype).bits / 8;
+    ColumnTile<float> tile;
+    for (std::uint64_t c0 = 0; c0 < job.cols; c0 += kTile) {
+        const std::uint64_t width = std::min(kTile, job.cols - c0);
+        tile.reset(width);
+        bool finite = true;
+        const std::byte *row = job.data + (job.firstSource + c0) * size;
+        const std::uint64_t rowBytes = job.rowStride * size;
+        for (std::uint64_t r = 0; r < job.rows; ++r, row += rowBytes) {
+            if (r + 2 < job.rows) { // the hardware prefetchers stop at the page a row ends in
+                for (std::uint64_t b = 0; b < width * size; b += 64)
+                    __builtin_prefetch(row + 2 * rowBytes + b, 0, 3);
+            }
+            finite &= kernels::addRowToColumns(job.dtype, row, width, tile.lo, tile.hi, tile.sum);
+        }
+        if (!finite) {
+            row = job.data + (job.firstSource + c0) * size;
+            for (std::uint64_t r = 0; r < job.rows; ++r, row += rowBytes) {
                 for (std::uint64_t k = 0; k < width; ++k) {
-                    const float v = loadFloat<D>(p, k);
-                    lo[k] = v < lo[k] ? v : lo[k];
-                    hi[k] = v > hi[k] ? v : hi[k];
-                    sum[k] += double(v);
-                    special |= unsigned(!(v - v == 0.0f));
+                    const float v = kernels::floatAt(job.dtype, row, k);
+                    if (!std::isfinite(v))
+                        tile.countSpecial(width, k, v);
                 }
             }
         }
-        while (job.colBegins[first + 1] <= c0)
-            ++first;
-        std::size_t j = first;
-        for (std::uint64_t k = 0; k < width; ++k) {
-            while (job.colBegins[j + 1] <= c0 + k)
-                ++j;
-            if (special) {
-                for (std::uint64_t r = 0; r < job.rows; ++r)
-                    addValue(cells, j,
-                        loadFloat<D>(job.data + (job.firstSource + r * job.rowStride + c0) * size, k));
-                continue;
+        foldTile(job, tile, c0, width);
+    }
+}
+
+// Any other dtype or a strided row (a transposed plane): a tile's values decoded to doubles a
+// row at a time, each column carried down the rows as the kernels do.
+void runDecodedTiles(const TaskJob &job)
+{
+    ColumnTile<double> tile;
+    double values[kTile];
+    for (std::uint64_t c0 = 0; c0 < job.cols; c0 += kTile) {
+        const std::uint64_t width = std::min(kTile, job.cols - c0);
+        tile.reset(width);
+        for (std::uint64_t r = 0; r < job.rows; ++r) {
+            gatherValues(job.dtype, job.data, job.firstSource + r * job.rowStride + c0 * job.colStride,
+                job.colStride, width, values);
+            for (std::uint64_t k = 0; k < width; ++k) {
+                const double v = values[k];
+                if (!std::isfinite(v)) {
+                    tile.countSpecial(width, k, v);
+                    continue;
+                }
+                tile.lo[k] = v < tile.lo[k] ? v : tile.lo[k];
+                tile.hi[k] = v > tile.hi[k] ? v : tile.hi[k];
+                tile.sum[k] += v;
             }
-            cells.min[j] = std::min(cells.min[j], double(lo[k]));
-            cells.max[j] = std::max(cells.max[j], double(hi[k]));
-            cells.sum[j] += sum[k];
         }
+        foldTile(job, tile, c0, width);
     }
 }
 
 void runTask(void *context)
 {
     const auto &job = *static_cast<const TaskJob *>(context);
-    if (job.colStride == 1 && job.dtype == DType::BF16)
-        return runStrips<DType::BF16>(job);
-    if (job.colStride == 1 && job.dtype == DType::F32)
-        return runStrips<DType::F32>(job);
-    double values[kBlock];
-    for (std::uint64_t r = 0; r < job.rows; ++r)
-        addRow(job, job.firstSource + r * job.rowStride, values);
+    if (job.colStride == 1 && kernels::scansFloats(job.dtype))
+        return runFloatTiles(job);
+    runDecodedTiles(job);
 }
 
 // A run of rows inside one cell row: the unit of work, so that no two tasks write one cell
@@ -246,7 +224,7 @@ std::uint64_t HeatmapSummary::cellSize(std::uint32_t i, std::uint32_t j) const
 std::uint64_t HeatmapSummary::finite(std::uint32_t i, std::uint32_t j) const
 {
     const std::size_t c = cellIndex(i, j);
-    return cellSize(i, j) - nan[c] - posInf[c] - negInf[c];
+    return cellSize(i, j) - nanCount(c) - posInfCount(c) - negInfCount(c);
 }
 
 std::optional<std::pair<double, double>> HeatmapSummary::finiteRange() const
@@ -282,9 +260,6 @@ HeatmapSummary emptyHeatmap(
     summary.min.assign(cells, kInf);
     summary.max.assign(cells, -kInf);
     summary.mean.assign(cells, 0.0);
-    summary.nan.assign(cells, 0);
-    summary.posInf.assign(cells, 0);
-    summary.negInf.assign(cells, 0);
     return summary;
 }
 
@@ -335,9 +310,16 @@ std::optional<HeatmapSummary> summarizeTasks(std::uint64_t rows, std::uint64_t c
             summary.min[c] = std::min(summary.min[c], cells.min[j]);
             summary.max[c] = std::max(summary.max[c], cells.max[j]);
             summary.mean[c] += cells.sum[j]; // a sum until the pass ends
-            summary.nan[c] += cells.nan[j];
-            summary.posInf[c] += cells.posInf[j];
-            summary.negInf[c] += cells.negInf[j];
+        }
+        if (cells.special) {
+            if (summary.specials.empty())
+                summary.specials.resize(summary.min.size());
+            for (std::uint32_t j = 0; j < summary.cellCols; ++j) {
+                HeatmapSummary::Specials &into = summary.specials[summary.cellIndex(task.cellRow, j)];
+                into.nan += cells.specials[j].nan;
+                into.posInf += cells.specials[j].posInf;
+                into.negInf += cells.specials[j].negInf;
+            }
         }
         done += (task.rowEnd - task.rowBegin) * cols;
         if (progress)
@@ -371,7 +353,7 @@ void runDecodedTask(void *context)
 {
     auto &job = *static_cast<DecodedTaskJob *>(context);
     (*job.decode)(job.row0, job.rows, job.buffer);
-    runStrips<DType::F32>(job.strips);
+    runFloatTiles(job.strips);
 }
 
 } // namespace

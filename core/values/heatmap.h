@@ -19,13 +19,23 @@ inline constexpr std::uint32_t kMaxHeatmapSide = 8192; // cells per axis
 
 // A matrix of R×C values summarised into H×W cells (H ≤ R, W ≤ C): cell (i, j) covers rows
 // ⌊i·R/H⌋ … ⌊(i+1)·R/H⌋−1 and columns ⌊j·C/W⌋ … ⌊(j+1)·C/W⌋−1. Per cell: the min, max and mean of
-// its finite values (mean summed in double) and its NaN, +Inf and −Inf counts. 48 bytes a cell.
+// its finite values (mean summed in double) and its NaN, +Inf and −Inf counts. 24 bytes a cell,
+// and 24 more when some value is not finite.
 struct HeatmapSummary {
+    struct Specials {
+        std::uint64_t nan = 0, posInf = 0, negInf = 0;
+    };
+
     std::uint64_t rows = 0, cols = 0;
     std::uint32_t cellRows = 0, cellCols = 0;
     std::vector<double> min, max, mean; // per cell, row-major; meaningful when finite(cell) > 0
-    std::vector<std::uint64_t> nan, posInf, negInf;
+    // Per cell, or empty when every value is finite (most weight matrices): 1024×1024 cells of
+    // counts are 24 MB, half of a summary.
+    std::vector<Specials> specials;
 
+    std::uint64_t nanCount(std::size_t c) const { return specials.empty() ? 0 : specials[c].nan; }
+    std::uint64_t posInfCount(std::size_t c) const { return specials.empty() ? 0 : specials[c].posInf; }
+    std::uint64_t negInfCount(std::size_t c) const { return specials.empty() ? 0 : specials[c].negInf; }
     std::size_t cellIndex(std::uint32_t i, std::uint32_t j) const { return std::size_t(i) * cellCols + j; }
     std::uint64_t rowBegin(std::uint32_t i) const; // i ≤ cellRows; rowBegin(cellRows) == rows
     std::uint64_t colBegin(std::uint32_t j) const;

@@ -2,8 +2,10 @@
 
 #include "core/concurrency/parallel.h"
 #include "core/io/busguard.h"
+#include "core/stats/kernels/valuescan.h"
 #include "core/values/valuereader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <vector>
@@ -74,29 +76,46 @@ struct ChunkJob {
 };
 
 // One chunk, a block at a time: a branch-free pass finds the block's range and whether it holds
-// anything not finite (vectorised by the compiler); only a block that beats the chunk's
-// extremes or holds a NaN/Inf is looked at element by element.
+// anything not finite (contiguous F32/BF16/F16 by the kernels straight from the mapping, other
+// dtypes decoded to doubles first); only a block that beats the chunk's extremes or holds a
+// NaN/Inf is looked at element by element, and only such a block of those dtypes is decoded.
 void runChunk(void *context)
 {
     const auto &job = *static_cast<const ChunkJob *>(context);
     LocateResult &result = *job.result;
+    const bool kernel = !job.decode && kernels::scansFloats(job.dtype);
+    const std::uint64_t size = kernel ? dtypeBits(job.dtype) / 8 : 0;
     double values[kLocateBlock];
     for (std::uint64_t done = 0; done < job.n; done += kLocateBlock) {
         const std::uint64_t n = std::min(kLocateBlock, job.n - done);
         const std::uint64_t base = job.first + done;
-        if (job.decode)
-            (*job.decode)(base, n, values);
-        else
-            gatherValues(job.dtype, job.data, base, 1, n, values);
+        bool decoded = false;
+        const auto decode = [&] {
+            if (decoded)
+                return;
+            if (job.decode)
+                (*job.decode)(base, n, values);
+            else
+                gatherValues(job.dtype, job.data, base, 1, n, values);
+            decoded = true;
+        };
         double lo = INFINITY, hi = -INFINITY;
         bool special = false;
-        for (std::uint64_t i = 0; i < n; ++i) {
-            const double v = values[i];
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-            special |= !(v - v == 0);
+        if (kernel) {
+            float flo, fhi;
+            special = !kernels::finiteRange(job.dtype, job.data + base * size, n, flo, fhi);
+            lo = flo, hi = fhi;
+        } else {
+            decode();
+            for (std::uint64_t i = 0; i < n; ++i) {
+                const double v = values[i];
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+                special |= !(v - v == 0);
+            }
         }
         if (special) {
+            decode();
             for (std::uint64_t i = 0; i < n; ++i) {
                 const double v = values[i];
                 if (std::isnan(v))
@@ -111,12 +130,20 @@ void runChunk(void *context)
             }
             continue;
         }
-        if (!result.min || lo < result.min->value)
-            result.min = LocatedValue { base + firstEqual(values, n, lo, false), lo };
-        if (!result.max || hi > result.max->value)
-            result.max = LocatedValue { base + firstEqual(values, n, hi, false), hi };
+        // The element found, not the block's extreme, gives the value: they differ in -0 and +0.
+        if (!result.min || lo < result.min->value) {
+            decode();
+            const std::uint64_t i = firstEqual(values, n, lo, false);
+            result.min = LocatedValue { base + i, values[i] };
+        }
+        if (!result.max || hi > result.max->value) {
+            decode();
+            const std::uint64_t i = firstEqual(values, n, hi, false);
+            result.max = LocatedValue { base + i, values[i] };
+        }
         const double magnitude = std::max(std::fabs(lo), std::fabs(hi));
         if (!result.absMax || magnitude > std::fabs(result.absMax->value)) {
+            decode();
             const std::uint64_t i = firstEqual(values, n, magnitude, true);
             result.absMax = LocatedValue { base + i, values[i] };
         }

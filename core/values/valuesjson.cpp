@@ -50,8 +50,8 @@ Json heatmapJson(const HeatmapSummary &summary)
             minRow.push_back(any ? Json(summary.min[c]) : Json(nullptr));
             maxRow.push_back(any ? Json(summary.max[c]) : Json(nullptr));
             meanRow.push_back(any ? Json(summary.mean[c]) : Json(nullptr));
-            nanRow.push_back(summary.nan[c]);
-            infRow.push_back(summary.posInf[c] + summary.negInf[c]);
+            nanRow.push_back(summary.nanCount(c));
+            infRow.push_back(summary.posInfCount(c) + summary.negInfCount(c));
         }
         min.push_back(std::move(minRow));
         max.push_back(std::move(maxRow));

@@ -288,7 +288,8 @@ private slots:
         std::ofstream(index.toStdString()) << R"({"weight_map":{)" << map << "}}";
         const auto run = test::runInspectRaw({ "check", index });
         QCOMPARE(run.exitCode, 1);
-        QVERIFY2(run.out.contains("  and 5 more (only the first 10,000 are listed)\n"), run.out.right(600).constData());
+        QVERIFY2(run.out.contains("  and 5 more (only the first 10,000 are listed)\n"),
+            run.out.right(600).constData());
         QVERIFY2(run.out.contains("(10,005 problems in all)"), run.out.right(300).constData());
         QCOMPARE(run.out.count("index-missing-tensor"), 10'001); // 10,000 listed and the verdict
         const auto json = test::runInspectRaw({ "check", "--json", index });
@@ -369,9 +370,10 @@ private slots:
             resolved);
     }
 
-    // Item 14: one-pass scans give their pages back: after sha256, audit or diff of sparse
-    // files, their pages are not left in the page cache (mincore on a fresh mapping sees what is
-    // cached). diff drops an identical pair after pass 1 and a changed one after pass 2.
+    // Item 14: one-pass scans give their pages back: after sha256, audit, diff, locate, heatmap or
+    // export of sparse files, their pages are not left in the page cache (mincore on a fresh
+    // mapping sees what is cached). diff drops an identical pair after pass 1 and a changed one
+    // after pass 2.
     void scansDropPages()
     {
         constexpr qint64 kData = 64 << 20;
@@ -390,11 +392,15 @@ private slots:
             QVERIFY(edit.seek(size - 1));
             QVERIFY(edit.putChar('\x01')); // the last element differs: pass 2 reads the pair
         }
-        const std::vector<std::pair<QByteArrayList, QByteArrayList>> runs { // arguments, files scanned
+        const std::vector<std::pair<QByteArrayList, QByteArrayList>> runs {
+            // arguments, files scanned
             { { "sha256", file }, { file } },
             { { "audit", file }, { file } },
             { { "diff", file, file }, { file } },
             { { "diff", file, changed }, { file, changed } },
+            { { "locate", file, "a" }, { file } },
+            { { "heatmap", file, "a", "--size", "64x64", "--json" }, { file } },
+            { { "export", file, "a", "-o", path("a.npy") }, { file } },
         };
         for (const auto &[arguments, scanned] : runs) {
             const auto run = test::runInspectRaw(arguments);
@@ -403,15 +409,16 @@ private slots:
                 const long cached = cachedPages(name, size);
                 QVERIFY(cached >= 0);
                 QVERIFY2(cached < size / ::sysconf(_SC_PAGESIZE) / 10,
-                    qPrintable(u"%1: %2 pages of %3 still cached"_s.arg(QString::fromUtf8(arguments.join(' ')))
-                                   .arg(cached)
-                                   .arg(QString::fromUtf8(name))));
+                    qPrintable(
+                        u"%1: %2 pages of %3 still cached"_s.arg(QString::fromUtf8(arguments.join(' ')))
+                            .arg(cached)
+                            .arg(QString::fromUtf8(name))));
             }
         }
     }
 
     // ...and keep what was cached before they ran: a file read just before (a user's working
-    // set) is still in the page cache after sha256, audit or diff of it.
+    // set) is still in the page cache after sha256, audit, diff, locate, heatmap or export of it.
     void scansKeepCachedPages()
     {
         constexpr qint64 kData = 32 << 20;
@@ -423,7 +430,9 @@ private slots:
         const qint64 size = sparse.size();
         const long pages = size / ::sysconf(_SC_PAGESIZE);
         for (const QByteArrayList &arguments :
-            { QByteArrayList { "sha256", file }, { "audit", file }, { "diff", file, file } }) {
+            { QByteArrayList { "sha256", file }, { "audit", file }, { "diff", file, file },
+                { "locate", file, "a" }, { "heatmap", file, "a", "--size", "64x64", "--json" },
+                { "export", file, "a", "-o", path("a.npy") } }) {
             QVERIFY(sparse.open(QIODevice::ReadOnly));
             QCOMPARE(sparse.readAll().size(), size); // now every page is cached
             sparse.close();
@@ -453,7 +462,8 @@ private:
         std::vector<unsigned char> resident(static_cast<std::size_t>((size + page - 1) / page));
         const bool ok = ::mincore(map, static_cast<std::size_t>(size), resident.data()) == 0;
         ::munmap(map, static_cast<std::size_t>(size));
-        return ok ? static_cast<long>(std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }))
+        return ok ? static_cast<long>(
+                   std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }))
                   : -1;
     }
 

@@ -9,9 +9,9 @@
 
 #include "core/format/writer.h"
 #include "ui/document/checkpointview.h"
-#include "ui/shell/documentarea.h"
 #include "ui/hex/hexview.h"
 #include "ui/layers/layersmodel.h"
+#include "ui/shell/documentarea.h"
 #include "ui/shell/mainwindow.h"
 #include "ui/values/valuespane.h"
 
@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <string>
 #include <unistd.h>
@@ -53,12 +54,15 @@ std::string writeManyTensors(const std::string &folder)
 {
     std::vector<TensorSpec> specs;
     for (int i = 0; i < 100'000; ++i)
-        specs.push_back({"model.layers." + std::to_string(i / 100) + ".block" + std::to_string(i % 100) + ".weight",
-                         DType::BF16, {16, 16}});
+        specs.push_back(
+            { "model.layers." + std::to_string(i / 100) + ".block" + std::to_string(i % 100) + ".weight",
+                DType::BF16, { 16, 16 } });
     const std::string path = folder + "/gui-100k.safetensors";
     std::string error;
-    writeFile(path, specs, {}, [](std::size_t, std::span<std::byte> out) { std::fill(out.begin(), out.end(), std::byte{0}); },
-              error);
+    writeFile(
+        path, specs, {},
+        [](std::size_t, std::span<std::byte> out) { std::fill(out.begin(), out.end(), std::byte { 0 }); },
+        error);
     return path;
 }
 
@@ -116,7 +120,7 @@ void openAndWait(MainWindow &window, const std::string &path)
     QEventLoop loop;
     QObject::connect(window.documents(), &DocumentArea::fileOpened, &loop, &QEventLoop::quit);
     QObject::connect(window.documents(), &DocumentArea::openFailed, &loop, &QEventLoop::quit);
-    window.openFiles({QString::fromStdString(path)});
+    window.openFiles({ QString::fromStdString(path) });
     loop.exec();
 }
 
@@ -129,7 +133,8 @@ int main(int argc, char **argv)
     if (!qEnvironmentVariableIsSet("DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
-    const double appStarted = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double appStarted
+        = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const std::string folder = argc > 1 ? argv[1] : "/tmp";
     const auto sinceStart = [&] {
         return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -148,9 +153,13 @@ int main(int argc, char **argv)
         std::printf("100,000 tensors: opening job done %.0f ms, shown and painted %.0f ms later\n", opened,
             sinceStart() - written - opened);
         double responsive = 0;
-        QTimer::singleShot(0, [&] { responsive = sinceStart() - written; app.quit(); });
+        QTimer::singleShot(0, [&] {
+            responsive = sinceStart() - written;
+            app.quit();
+        });
         app.exec();
-        std::printf("100,000 tensors: open to populated, painted, responsive tree: %.0f ms (target < 200 ms, issue 16)\n", responsive);
+        std::printf("100,000 tensors: open to populated, painted, responsive tree: %.0f ms (target < 200 ms, issue 16)\n",
+            responsive);
     }
     std::printf("(QApplication construction before that: %.0f ms)\n", appStarted);
 
@@ -160,7 +169,9 @@ int main(int argc, char **argv)
         const std::vector<TensorSpec> specs = moeSpecs();
         const std::string moe = folder + "/gui-moe.safetensors";
         std::string moeError;
-        writeFile(moe, specs, {}, [](std::size_t, std::span<std::byte> out) { std::fill(out.begin(), out.end(), std::byte { 0 }); },
+        writeFile(
+            moe, specs, {},
+            [](std::size_t, std::span<std::byte> out) { std::fill(out.begin(), out.end(), std::byte { 0 }); },
             moeError);
         MainWindow window;
         window.resize(1200, 760);
@@ -173,7 +184,8 @@ int main(int argc, char **argv)
         view->setLayersMode(true);
         view->layersTree()->expand(view->layersModel()->index(0, 0));
         (void)window.grab();
-        std::printf("36,757-tensor MoE: Layers mode populated, expanded and painted in %lld ms (target < 300 ms)\n",
+        std::printf(
+            "36,757-tensor MoE: Layers mode populated, expanded and painted in %lld ms (target < 300 ms)\n",
             static_cast<long long>(timer.elapsed()));
         QFile::remove(QString::fromStdString(moe));
     }
@@ -200,7 +212,8 @@ int main(int argc, char **argv)
     const std::string big = folder + "/gui-2g.safetensors";
     const bench::NormalModel model(2ull << 30, 256);
     std::string error;
-    writeFile(big, model.specs, {}, [&](std::size_t i, std::span<std::byte> out) { model.fill(i, out); }, error);
+    writeFile(
+        big, model.specs, {}, [&](std::size_t i, std::span<std::byte> out) { model.fill(i, out); }, error);
     {
         MainWindow window;
         window.resize(1200, 760);
@@ -221,12 +234,13 @@ int main(int argc, char **argv)
         hex->goToOffset(size - 1);
         (void)hex->viewport()->grab(); // a real paint, exposed or not
         const long anonAfter = statusKb("RssAnon:"), fileAfter = statusKb("RssFile:");
-        std::printf("2 GiB hex scroll: %d paints in %.0f ms (%.2f ms each)\n", paints, double(timer.elapsed()),
-                    double(timer.elapsed()) / paints);
-        std::printf("resident anonymous memory: %.1f MB before, %.1f MB after (growth %.1f MB, target < 150 MB)\n",
-                    anonBefore / 1024.0, anonAfter / 1024.0, (anonAfter - anonBefore) / 1024.0);
+        std::printf("2 GiB hex scroll: %d paints in %.0f ms (%.2f ms each)\n", paints,
+            double(timer.elapsed()), double(timer.elapsed()) / paints);
+        std::printf(
+            "resident anonymous memory: %.1f MB before, %.1f MB after (growth %.1f MB, target < 150 MB)\n",
+            anonBefore / 1024.0, anonAfter / 1024.0, (anonAfter - anonBefore) / 1024.0);
         std::printf("resident file pages: %.1f MB before, %.1f MB after (only the rows shown are touched)\n",
-                    fileBefore / 1024.0, fileAfter / 1024.0);
+            fileBefore / 1024.0, fileAfter / 1024.0);
     }
     QFile::remove(QString::fromStdString(big));
 
@@ -234,7 +248,8 @@ int main(int argc, char **argv)
     // 2,000 steps and then across the last row's columns: each step is a scroll and one paint.
     const std::string grid = folder + "/gui-1e9.safetensors";
     const std::vector<TensorSpec> gridSpecs { { "embed.weight", DType::BF16, { 1'000'000, 1000 } } };
-    writeFile(grid, gridSpecs, {}, [&](std::size_t, std::span<std::byte> out) { model.fill(0, out); }, error);
+    writeFile(
+        grid, gridSpecs, {}, [&](std::size_t, std::span<std::byte> out) { model.fill(0, out); }, error);
     {
         MainWindow window;
         window.resize(1200, 760);
@@ -246,12 +261,21 @@ int main(int argc, char **argv)
         QTableView *table = view->valuesPane()->table();
         (void)table->viewport()->grab();
         const long anonBefore = statusKb("RssAnon:");
-        std::vector<double> stepMs;
+        // Wall time and this thread's CPU time per step: on a shared machine a step the scheduler
+        // preempts is slow on the wall clock only, so the CPU time says what the step costs.
+        std::vector<double> stepMs, stepCpuMs;
+        const auto threadCpuMs = [] {
+            timespec t {};
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+            return double(t.tv_sec) * 1e3 + double(t.tv_nsec) / 1e6;
+        };
         const auto step = [&](QScrollBar *bar, qint64 k, qint64 steps) {
             QElapsedTimer timer;
             timer.start();
+            const double cpu0 = threadCpuMs();
             bar->setValue(int(bar->maximum() * k / steps));
             (void)table->viewport()->grab();
+            stepCpuMs.push_back(threadCpuMs() - cpu0);
             stepMs.push_back(double(timer.nsecsElapsed()) / 1e6);
         };
         for (int k = 0; k <= 2000; ++k)
@@ -260,9 +284,18 @@ int main(int argc, char **argv)
             step(table->horizontalScrollBar(), k, 50);
         const long anonAfter = statusKb("RssAnon:");
         std::sort(stepMs.begin(), stepMs.end());
-        std::printf("1e9-element value grid: %zu scroll+repaint steps, median %.2f ms, 99th percentile %.2f ms, "
-                    "slowest %.2f ms (target < 16 ms each)\n",
+        std::sort(stepCpuMs.begin(), stepCpuMs.end());
+        std::printf(
+            "1e9-element value grid: %zu scroll+repaint steps, median %.2f ms, 99th percentile %.2f ms, "
+            "slowest %.2f ms (target < 16 ms each)\n",
             stepMs.size(), stepMs[stepMs.size() / 2], stepMs[stepMs.size() * 99 / 100], stepMs.back());
+        std::printf(
+            "1e9-element value grid, CPU time of the GUI thread per step: median %.2f ms, 99th percentile "
+            "%.2f ms, slowest %.2f ms\n",
+            stepCpuMs[stepCpuMs.size() / 2], stepCpuMs[stepCpuMs.size() * 99 / 100], stepCpuMs.back());
+        std::printf(
+            "issue 11: value grid repaint, 99th percentile: %.2f ms wall, %.2f ms CPU (target < 16 ms)\n",
+            stepMs[stepMs.size() * 99 / 100], stepCpuMs[stepCpuMs.size() * 99 / 100]);
         std::printf("value grid anonymous memory: %.1f MB before, %.1f MB after (growth %.1f MB: flat)\n",
             anonBefore / 1024.0, anonAfter / 1024.0, (anonAfter - anonBefore) / 1024.0);
     }

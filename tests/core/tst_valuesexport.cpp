@@ -11,10 +11,12 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstring>
@@ -159,6 +161,8 @@ private slots:
     void scalarsEmptyAndSlices();
     void loadsInNumpy();
     void failuresLeaveNoFile();
+    void failuresEvenAsRoot_data();
+    void failuresEvenAsRoot();
     void csv();
 
 private:
@@ -399,6 +403,73 @@ void tst_ValuesExport::failuresLeaveNoFile()
     QVERIFY(refused);
     QVERIFY2(QString::fromStdString(error).contains(u"Permission denied"_s), error.c_str());
     QCOMPARE(QDir(readOnly.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries), QStringList());
+}
+
+void tst_ValuesExport::failuresEvenAsRoot_data()
+{
+    // Targets no file can be written to, whoever runs the test (CI runs as root, whom a read-only
+    // folder does not stop): the folder to look in afterwards, and the reasons the message may give.
+    QTest::addColumn<QString>("target"); // "@" stands for a fresh temporary folder
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<QStringList>("reasons");
+    QTest::newRow("folder is a regular file")
+        << u"@/plain.txt/x.npy"_s << u"@"_s << QStringList { u"Not a directory"_s };
+    QTest::newRow("missing parent folder")
+        << u"@/missing/deeper/x.npy"_s << u"@"_s << QStringList { u"No such file or directory"_s };
+    QTest::newRow("target is a folder") << u"@/folder"_s << u"@"_s << QStringList { u"Is a directory"_s };
+    QTest::newRow("name too long") << u"@/"_s + QString(300, u'n') + u".npy"_s << u"@"_s
+                                   << QStringList { u"File name too long"_s };
+    // sysfs takes no new files (EACCES even for root; EROFS where it is mounted read-only), nor
+    // does the top of procfs (ENOENT).
+    QTest::newRow("under /sys") << u"/sys/x.npy"_s << u"/sys"_s
+                                << QStringList { u"Permission denied"_s, u"Read-only file system"_s };
+    QTest::newRow("under /proc") << u"/proc/x.npy"_s << u"/proc"_s
+                                 << QStringList { u"No such file or directory"_s, u"Permission denied"_s };
+}
+
+void tst_ValuesExport::failuresEvenAsRoot()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, folder);
+    QFETCH(QStringList, reasons);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    {
+        QFile plain(dir.filePath(u"plain.txt"_s));
+        QVERIFY(plain.open(QIODevice::WriteOnly));
+        plain.write("kept");
+    }
+    QVERIFY(QDir(dir.path()).mkdir(u"folder"_s));
+    target.replace(u"@"_s, dir.path());
+    folder.replace(u"@"_s, dir.path());
+    const auto listing
+        = [&] { return QDir(folder).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::System); };
+    const QStringList before = listing();
+
+    const TensorInfo &t = tensor("matrix");
+    const auto bytes = m_file->tensorBytes(t);
+    const StridedView view = wholeView(t.shape);
+    for (bool csv : { false, true }) {
+        std::string error;
+        const bool written = csv
+            ? exportCsv(target.toStdString(), m_source, t.dtype, bytes, view, error)
+            : exportNpy(target.toStdString(), m_source, t.dtype, bytes, view, false, error);
+        QVERIFY(!written);
+        const QString message = QString::fromStdString(error);
+        // It says what could not be written and why.
+        QVERIFY2(message.startsWith(u"cannot "_s), error.c_str());
+        QVERIFY2(std::any_of(
+                     reasons.begin(), reasons.end(), [&](const QString &r) { return message.contains(r); }),
+            error.c_str());
+        QVERIFY2(message.contains(QFileInfo(target).fileName().left(40)) || message.contains(folder),
+            error.c_str());
+        // Nothing written, no temporary left behind, the folder's own content untouched.
+        QCOMPARE(listing(), before);
+        QVERIFY(!QFileInfo(target).isFile());
+        QFile plain(dir.filePath(u"plain.txt"_s));
+        QVERIFY(plain.open(QIODevice::ReadOnly));
+        QCOMPARE(plain.readAll(), QByteArray("kept"));
+    }
 }
 
 void tst_ValuesExport::csv()

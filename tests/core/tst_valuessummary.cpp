@@ -1,7 +1,11 @@
 // Locate and the heatmap summary against brute force written here: values planted at the first,
 // last and chunk-boundary positions (on one and on several threads), ties, every special value;
 // heatmap cells on odd sizes (R, C not multiples of H, W; H > R; cell rows split across tasks),
-// strips, transposed planes, cancellation and truncated data.
+// strips, transposed planes, cancellation and truncated data. F32, BF16 and F16 run through both
+// kernel families (AVX-512 and portable; only the portable one where the CPU lacks AVX-512),
+// which must give identical results; the kernels read every BF16 and F16 code as decodeCode does.
+#include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
 #include "core/values/colourscale.h"
 #include "core/values/heatmap.h"
 #include "core/values/locate.h"
@@ -20,11 +24,48 @@
 using namespace Qt::StringLiterals;
 using namespace stb;
 
+Q_DECLARE_METATYPE(stb::DType)
+
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::uint64_t kLocateChunk = std::uint64_t(1) << 20; // locate's chunk, to plant across it
+
+// The AVX-512 kernels are switched off within a test to run the portable ones on the same data;
+// this puts them back (STB_KERNELS=portable stays portable).
+struct RestoreAvx512 {
+    const bool wasEnabled = kernels::avx512::enabled();
+    ~RestoreAvx512() { kernels::avx512::setEnabled(wasEnabled); }
+};
+
+const char *familyName(bool avx512)
+{
+    return avx512 ? "AVX-512" : "portable";
+}
+
+// The code of a 16-bit float dtype whose value is v (the first NaN code for NaN).
+std::uint64_t codeOf(DType dtype, double v)
+{
+    for (std::uint64_t code = 0; code < 0x10000; ++code) {
+        const double d = decodeCode(dtype, code);
+        if (d == v || (std::isnan(d) && std::isnan(v)))
+            return code;
+    }
+    qFatal("no code for the value");
+}
+
+// Element i of a float tensor's bytes set to v (exact in the dtype).
+void plant(DType dtype, std::vector<std::byte> &bytes, std::size_t i, double v)
+{
+    if (dtype == DType::F32) {
+        const float f = float(v);
+        std::memcpy(bytes.data() + 4 * i, &f, 4);
+        return;
+    }
+    const auto code = static_cast<std::uint16_t>(codeOf(dtype, v));
+    std::memcpy(bytes.data() + 2 * i, &code, 2);
+}
 
 std::vector<float> noise(std::size_t n, unsigned seed)
 {
@@ -34,6 +75,22 @@ std::vector<float> noise(std::size_t n, unsigned seed)
     for (float &v : values)
         v = dist(rng);
     return values;
+}
+
+// n values in (-1, 1) as a tensor of `dtype` (F32, BF16, F16): random codes below 1 in magnitude
+// for the 16-bit ones.
+std::vector<std::byte> noiseBytes(DType dtype, std::size_t n, unsigned seed)
+{
+    if (dtype == DType::F32)
+        return test::floatBytes(noise(n, seed));
+    const std::uint32_t below = dtype == DType::BF16 ? 0x3F80 : 0x3C00; // the code of 1.0
+    std::mt19937 rng(seed);
+    std::vector<std::byte> bytes(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto code = static_cast<std::uint16_t>((rng() & 0x8000) | (rng() % below));
+        std::memcpy(bytes.data() + 2 * i, &code, 2);
+    }
+    return bytes;
 }
 
 // The reference summary of one cell, straight from the definition.
@@ -55,6 +112,8 @@ private slots:
     void heatmapMatchesBruteForce_data();
     void heatmapMatchesBruteForce();
     void heatmapShapes();
+    void kernelsReadEveryCode_data();
+    void kernelsReadEveryCode();
     void heatmapStopsAndRefusesShortData();
     void colours();
     void clippedRange_data();
@@ -65,13 +124,24 @@ void tst_ValuesSummary::locatePlanted_data()
 {
     QTest::addColumn<quint64>("position");
     QTest::addColumn<unsigned>("threads");
+    QTest::addColumn<DType>("dtype");
+    QTest::addColumn<bool>("avx512");
     const std::uint64_t n = 3 * kLocateChunk + 17;
     const std::pair<const char *, std::uint64_t> places[] = { { "first", 0 }, { "last", n - 1 },
         { "before boundary", kLocateChunk - 1 }, { "at boundary", kLocateChunk },
-        { "after boundary", 2 * kLocateChunk + 1 }, { "block boundary", 2048 } };
+        { "after boundary", 2 * kLocateChunk + 1 }, { "block boundary", 2048 },
+        { "end of a block's vectors", 2047 }, { "in the last block's tail", n - 2 } };
     for (const auto &[name, position] : places) {
-        for (unsigned threads : { 1u, 4u })
-            QTest::addRow("%s, %u threads", name, threads) << quint64(position) << threads;
+        for (bool avx512 : { true, false }) {
+            for (unsigned threads : { 1u, 4u }) {
+                QTest::addRow("F32 %s, %u threads, %s", name, threads, familyName(avx512))
+                    << quint64(position) << threads << DType::F32 << avx512;
+            }
+            for (DType dtype : { DType::BF16, DType::F16 }) {
+                QTest::addRow("%s %s, %s", dtypeName(dtype).data(), name, familyName(avx512))
+                    << quint64(position) << 4u << dtype << avx512;
+            }
+        }
     }
 }
 
@@ -79,31 +149,35 @@ void tst_ValuesSummary::locatePlanted()
 {
     QFETCH(quint64, position);
     QFETCH(unsigned, threads);
+    QFETCH(DType, dtype);
+    QFETCH(bool, avx512);
+    RestoreAvx512 restore;
+    kernels::avx512::setEnabled(avx512);
     const std::uint64_t n = 3 * kLocateChunk + 17;
-    std::vector<float> values = noise(n, 7);
+    const std::vector<std::byte> values = noiseBytes(dtype, n, 7);
     // Each kind planted at `position` in a tensor of its own, with a later equal value as a tie.
     struct Plant {
-        float value;
+        double value;
         std::optional<LocatedValue> LocateResult::*slot;
     };
-    const Plant plants[] = { { 5.0f, &LocateResult::max }, { -5.0f, &LocateResult::min },
-        { -7.0f, &LocateResult::absMax }, { float(kNaN), &LocateResult::firstNaN },
-        { float(kInf), &LocateResult::firstPosInf }, { float(-kInf), &LocateResult::firstNegInf } };
-    for (const Plant &plant : plants) {
-        std::vector<float> planted = values;
-        planted[position] = plant.value;
+    const Plant plants[] = { { 5.0, &LocateResult::max }, { -5.0, &LocateResult::min },
+        { -7.0, &LocateResult::absMax }, { kNaN, &LocateResult::firstNaN },
+        { kInf, &LocateResult::firstPosInf }, { -kInf, &LocateResult::firstNegInf } };
+    for (const Plant &kind : plants) {
+        std::vector<std::byte> planted = values;
+        plant(dtype, planted, position, kind.value);
         if (position + 5 < n)
-            planted[position + 5] = plant.value;
-        const auto result = locateValues(DType::F32, test::floatBytes(planted), n, {}, {}, threads);
+            plant(dtype, planted, position + 5, kind.value);
+        const auto result = locateValues(dtype, planted, n, {}, {}, threads);
         QVERIFY(result);
         QCOMPARE(result->count, n);
-        const auto &found = (*result).*plant.slot;
+        const auto &found = (*result).*kind.slot;
         QVERIFY(found);
         QCOMPARE(found->index, position);
-        if (std::isnan(plant.value))
+        if (std::isnan(kind.value))
             QVERIFY(std::isnan(found->value));
         else
-            QCOMPARE(found->value, double(plant.value));
+            QCOMPARE(found->value, kind.value);
     }
 }
 
@@ -159,19 +233,21 @@ void tst_ValuesSummary::heatmapMatchesBruteForce_data()
     QTest::addColumn<quint64>("cols");
     QTest::addColumn<unsigned>("cellRows");
     QTest::addColumn<unsigned>("cellCols");
-    QTest::addColumn<bool>("transposed");
-    QTest::addColumn<bool>("bf16"); // else F32 (both have a column-wise fast path; transposed does not)
-    QTest::newRow("37x23 into 5x7") << quint64(37) << quint64(23) << 5u << 7u << false << false;
-    QTest::newRow("37x23 into 36x22") << quint64(37) << quint64(23) << 36u << 22u << false << false;
-    QTest::newRow("H > R, W > C") << quint64(37) << quint64(23) << 50u << 40u << false << false;
-    QTest::newRow("one cell") << quint64(37) << quint64(23) << 1u << 1u << false << false;
-    QTest::newRow("transposed 23x37 into 4x9") << quint64(37) << quint64(23) << 4u << 9u << true << false;
-    QTest::newRow("cell rows split across tasks")
-        << quint64(3001) << quint64(997) << 3u << 5u << false << false;
-    QTest::newRow("wide rows across blocks") << quint64(5) << quint64(9001) << 2u << 7u << false << false;
-    QTest::newRow("BF16 37x23 into 5x7") << quint64(37) << quint64(23) << 5u << 7u << false << true;
-    QTest::newRow("BF16 transposed") << quint64(37) << quint64(23) << 4u << 9u << true << true;
-    QTest::newRow("BF16 across tasks") << quint64(3001) << quint64(997) << 3u << 5u << false << true;
+    QTest::addColumn<bool>("transposed"); // (the kernels read contiguous rows only)
+    QTest::addColumn<DType>("dtype");
+    for (DType dtype : { DType::F32, DType::BF16, DType::F16 }) {
+        const char *name = dtypeName(dtype).data();
+        const auto row = [&](const char *what) -> QTestData & { return QTest::addRow("%s %s", name, what); };
+        row("37x23 into 5x7") << quint64(37) << quint64(23) << 5u << 7u << false << dtype;
+        row("37x23 into 36x22") << quint64(37) << quint64(23) << 36u << 22u << false << dtype;
+        row("H > R, W > C") << quint64(37) << quint64(23) << 50u << 40u << false << dtype;
+        row("one cell") << quint64(37) << quint64(23) << 1u << 1u << false << dtype;
+        row("transposed 23x37 into 4x9") << quint64(37) << quint64(23) << 4u << 9u << true << dtype;
+        row("cell rows split across tasks") << quint64(3001) << quint64(997) << 3u << 5u << false << dtype;
+        row("wide rows across tiles") << quint64(5) << quint64(9001) << 2u << 7u << false << dtype;
+    }
+    QTest::newRow("I16 (decoded to doubles)")
+        << quint64(37) << quint64(23) << 5u << 7u << false << DType::I16;
 }
 
 void tst_ValuesSummary::heatmapMatchesBruteForce()
@@ -181,7 +257,7 @@ void tst_ValuesSummary::heatmapMatchesBruteForce()
     QFETCH(unsigned, cellRows);
     QFETCH(unsigned, cellCols);
     QFETCH(bool, transposed);
-    QFETCH(bool, bf16);
+    QFETCH(DType, dtype);
     std::vector<float> values = noise(rows * cols, 3);
     std::mt19937 rng(11);
     for (int k = 0; k < 40; ++k) {
@@ -189,16 +265,24 @@ void tst_ValuesSummary::heatmapMatchesBruteForce()
         values[rng() % values.size()] = specials[k % 3];
     }
     std::vector<std::byte> bytes = test::floatBytes(values);
-    if (bf16) { // the upper halves: each value cut to the BF16 it starts with (NaN and ±Inf stay)
+    if (dtype != DType::F32) { // each value replaced by one of the dtype (NaN and ±Inf stay)
         std::vector<std::uint64_t> codes(values.size());
         for (std::size_t i = 0; i < values.size(); ++i) {
             std::uint32_t bits;
             std::memcpy(&bits, &values[i], 4);
-            codes[i] = bits >> 16;
-            bits &= 0xFFFF0000u;
-            std::memcpy(&values[i], &bits, 4);
+            if (dtype == DType::BF16) // the upper halves: each value cut to the BF16 it starts with
+                codes[i] = bits >> 16;
+            else if (dtype == DType::I16)
+                codes[i] = std::isfinite(values[i]) ? std::uint16_t(std::int16_t(values[i] * 30000)) : 7;
+            else if (std::isnan(values[i]))
+                codes[i] = 0x7E00;
+            else if (std::isinf(values[i]))
+                codes[i] = values[i] > 0 ? 0x7C00 : 0xFC00;
+            else // F16: a random code below 1 in magnitude, subnormals among them
+                codes[i] = (bits & 0x80000000u ? 0x8000 : 0) | (rng() % 0x3C00);
+            values[i] = static_cast<float>(decodeCode(dtype, codes[i]));
         }
-        bytes = test::packCodes(DType::BF16, codes);
+        bytes = test::packCodes(dtype, codes);
     }
     const std::vector<std::uint64_t> shape { rows, cols };
     std::string error;
@@ -208,56 +292,126 @@ void tst_ValuesSummary::heatmapMatchesBruteForce()
         return transposed ? values[c * cols + r] : values[r * cols + c];
     };
 
-    const auto summary = summarizeHeatmap(
-        bf16 ? DType::BF16 : DType::F32, bytes, view, cellRows, cellCols, error, {}, {}, 3);
-    QVERIFY2(summary, error.c_str());
-    const std::uint64_t H = std::min<std::uint64_t>(cellRows, R), W = std::min<std::uint64_t>(cellCols, C);
-    QCOMPARE(summary->rows, R);
-    QCOMPARE(summary->cols, C);
-    QCOMPARE(std::uint64_t(summary->cellRows), H);
-    QCOMPARE(std::uint64_t(summary->cellCols), W);
-    for (std::uint64_t i = 0; i < H; ++i) {
-        for (std::uint64_t j = 0; j < W; ++j) {
-            Cell cell;
-            for (std::uint64_t r = i * R / H; r < (i + 1) * R / H; ++r) {
-                for (std::uint64_t c = j * C / W; c < (j + 1) * C / W; ++c) {
-                    const double v = at(r, c);
-                    if (std::isnan(v))
-                        ++cell.nan;
-                    else if (std::isinf(v))
-                        ++(v > 0 ? cell.posInf : cell.negInf);
-                    else {
-                        cell.min = std::min(cell.min, v);
-                        cell.max = std::max(cell.max, v);
-                        cell.sum += v;
-                        ++cell.finite;
+    // Both kernel families, which must agree to the bit (means included).
+    RestoreAvx512 restore;
+    std::optional<HeatmapSummary> first;
+    for (bool avx512 : { true, false }) {
+        kernels::avx512::setEnabled(avx512);
+        const auto summary = summarizeHeatmap(dtype, bytes, view, cellRows, cellCols, error, {}, {}, 3);
+        QVERIFY2(summary, error.c_str());
+        if (first) {
+            QVERIFY(summary->min == first->min && summary->max == first->max);
+            QCOMPARE(std::memcmp(summary->mean.data(), first->mean.data(), 8 * summary->mean.size()), 0);
+            QVERIFY(summary->specials.size() == first->specials.size()
+                && std::memcmp(
+                       summary->specials.data(), first->specials.data(), 24 * summary->specials.size())
+                    == 0);
+            continue;
+        }
+        first = summary;
+        const std::uint64_t H = std::min<std::uint64_t>(cellRows, R),
+                            W = std::min<std::uint64_t>(cellCols, C);
+        QCOMPARE(summary->rows, R);
+        QCOMPARE(summary->cols, C);
+        QCOMPARE(std::uint64_t(summary->cellRows), H);
+        QCOMPARE(std::uint64_t(summary->cellCols), W);
+        for (std::uint64_t i = 0; i < H; ++i) {
+            for (std::uint64_t j = 0; j < W; ++j) {
+                Cell cell;
+                for (std::uint64_t r = i * R / H; r < (i + 1) * R / H; ++r) {
+                    for (std::uint64_t c = j * C / W; c < (j + 1) * C / W; ++c) {
+                        const double v = at(r, c);
+                        if (std::isnan(v))
+                            ++cell.nan;
+                        else if (std::isinf(v))
+                            ++(v > 0 ? cell.posInf : cell.negInf);
+                        else {
+                            cell.min = std::min(cell.min, v);
+                            cell.max = std::max(cell.max, v);
+                            cell.sum += v;
+                            ++cell.finite;
+                        }
                     }
                 }
+                const std::size_t c = summary->cellIndex(i, j);
+                QCOMPARE(summary->nanCount(c), cell.nan);
+                QCOMPARE(summary->posInfCount(c), cell.posInf);
+                QCOMPARE(summary->negInfCount(c), cell.negInf);
+                QCOMPARE(summary->finite(i, j), cell.finite);
+                if (cell.finite == 0) {
+                    QVERIFY(std::isnan(summary->mean[c]));
+                    continue;
+                }
+                QCOMPARE(summary->min[c], cell.min);
+                QCOMPARE(summary->max[c], cell.max);
+                const double mean = cell.sum / double(cell.finite);
+                QVERIFY2(std::fabs(summary->mean[c] - mean) <= 1e-12 * std::max(1.0, std::fabs(mean)),
+                    qPrintable(u"cell %1,%2: mean %3 vs %4"_s.arg(i).arg(j).arg(summary->mean[c]).arg(mean)));
             }
-            const std::size_t c = summary->cellIndex(i, j);
-            QCOMPARE(summary->nan[c], cell.nan);
-            QCOMPARE(summary->posInf[c], cell.posInf);
-            QCOMPARE(summary->negInf[c], cell.negInf);
-            QCOMPARE(summary->finite(i, j), cell.finite);
-            if (cell.finite == 0) {
-                QVERIFY(std::isnan(summary->mean[c]));
-                continue;
-            }
-            QCOMPARE(summary->min[c], cell.min);
-            QCOMPARE(summary->max[c], cell.max);
-            const double mean = cell.sum / double(cell.finite);
-            QVERIFY2(std::fabs(summary->mean[c] - mean) <= 1e-12 * std::max(1.0, std::fabs(mean)),
-                qPrintable(u"cell %1,%2: mean %3 vs %4"_s.arg(i).arg(j).arg(summary->mean[c]).arg(mean)));
         }
     }
     // Each row and column maps back to the cell that covers it.
     for (std::uint64_t r = 0; r < R; ++r) {
-        const std::uint32_t i = summary->cellRowOf(r);
-        QVERIFY(summary->rowBegin(i) <= r && r < summary->rowBegin(i + 1));
+        const std::uint32_t i = first->cellRowOf(r);
+        QVERIFY(first->rowBegin(i) <= r && r < first->rowBegin(i + 1));
     }
     for (std::uint64_t c = 0; c < C; ++c) {
-        const std::uint32_t j = summary->cellColOf(c);
-        QVERIFY(summary->colBegin(j) <= c && c < summary->colBegin(j + 1));
+        const std::uint32_t j = first->cellColOf(c);
+        QVERIFY(first->colBegin(j) <= c && c < first->colBegin(j + 1));
+    }
+}
+
+void tst_ValuesSummary::kernelsReadEveryCode_data()
+{
+    QTest::addColumn<DType>("dtype");
+    QTest::addColumn<bool>("avx512");
+    for (DType dtype : { DType::BF16, DType::F16 }) {
+        for (bool avx512 : { true, false })
+            QTest::addRow("%s, %s", dtypeName(dtype).data(), familyName(avx512)) << dtype << avx512;
+    }
+}
+
+// Every code of a 16-bit float as one row: each column's extremes and sum are its value when it
+// is finite and untouched when not; the range of the finite codes is found, and one NaN spoils it.
+void tst_ValuesSummary::kernelsReadEveryCode()
+{
+    QFETCH(DType, dtype);
+    QFETCH(bool, avx512);
+    RestoreAvx512 restore;
+    kernels::avx512::setEnabled(avx512);
+    std::vector<std::uint64_t> codes(0x10000);
+    for (std::uint64_t code = 0; code < codes.size(); ++code)
+        codes[code] = code;
+    const std::vector<std::byte> bytes = test::packCodes(dtype, codes);
+    std::vector<float> lo(codes.size(), float(kInf)), hi(codes.size(), float(-kInf));
+    std::vector<double> sum(codes.size(), 0.0);
+    QVERIFY(!kernels::addRowToColumns(dtype, bytes.data(), codes.size(), lo.data(), hi.data(), sum.data()));
+    for (std::uint64_t code = 0; code < codes.size(); ++code) {
+        const double v = decodeCode(dtype, code);
+        QCOMPARE(double(kernels::floatAt(dtype, bytes.data(), code)), v);
+        if (!std::isfinite(v)) {
+            QVERIFY2(lo[code] == float(kInf) && hi[code] == float(-kInf) && sum[code] == 0,
+                qPrintable(QString::number(code, 16)));
+            continue;
+        }
+        QVERIFY2(double(lo[code]) == v && double(hi[code]) == v && sum[code] == v,
+            qPrintable(u"code %1: %2 %3 %4 vs %5"_s.arg(code, 0, 16)
+                           .arg(lo[code])
+                           .arg(hi[code])
+                           .arg(sum[code])
+                           .arg(v)));
+    }
+    // The positive finite codes run from 0 to the largest; a negative run from -0 down.
+    const std::uint64_t infCode = codeOf(dtype, kInf);
+    float rangeLo, rangeHi;
+    QVERIFY(kernels::finiteRange(dtype, bytes.data(), infCode, rangeLo, rangeHi));
+    QCOMPARE(double(rangeLo), 0.0);
+    QCOMPARE(double(rangeHi), decodeCode(dtype, infCode - 1));
+    QVERIFY(kernels::finiteRange(dtype, bytes.data() + 2 * 0x8000, infCode, rangeLo, rangeHi));
+    QCOMPARE(double(rangeLo), -decodeCode(dtype, infCode - 1));
+    for (std::size_t n : { std::size_t(infCode + 1), std::size_t(17), std::size_t(3) }) {
+        // The first non-finite code placed last, after whole vectors and in a tail.
+        QVERIFY(!kernels::finiteRange(dtype, bytes.data() + 2 * (infCode + 1 - n), n, rangeLo, rangeHi));
     }
 }
 
@@ -273,6 +427,7 @@ void tst_ValuesSummary::heatmapShapes()
     QCOMPARE(strip->cellCols, 3u);
     QCOMPARE(strip->mean[0], 1.5); // columns 0..1
     QCOMPARE(strip->mean[2], 6.0); // columns ⌊2·7/3⌋ = 4 … 6: values 5, 6, 7
+    QVERIFY(strip->specials.empty()); // no counts kept when every value is finite
     // A slice of a 3-D tensor (the middle plane), and a 3-D view refused.
     std::vector<float> cube(2 * 3 * 4);
     for (std::size_t i = 0; i < cube.size(); ++i)
@@ -342,6 +497,7 @@ void tst_ValuesSummary::colours()
     std::string error;
     const auto summary
         = summarizeHeatmap(DType::F32, test::floatBytes(values), wholeView(shape), 1, 4, error);
+    QCOMPARE(summary->specials.size(), 4u);
     QCOMPARE(cellColour(*summary, 0, 0, positive), kNaNColour); // a NaN among finite values shows
     QCOMPARE(cellColour(*summary, 0, 1, positive), kPosInfColour);
     QCOMPARE(cellColour(*summary, 0, 2, positive), kNegInfColour);

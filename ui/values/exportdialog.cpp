@@ -1,5 +1,6 @@
 #include "ui/values/exportdialog.h"
 
+#include "core/io/scannedpages.h"
 #include "core/quant/dequantexport.h"
 #include "core/values/csvexport.h"
 #include "core/values/npyexport.h"
@@ -342,12 +343,14 @@ bool ExportDialog::startExport()
         [checkpoint = m_checkpoint, dequantizer, file, info, view = *view, csv, raw, out](
             std::stop_token stop, const JobProgress &progress) {
             std::string error;
+            const ScannedPages pages(file->mapping(), file->tensorBytes(*info)); // cached before stays
             const bool ok = dequantizer
                 ? exportDequantizedNpy(out, file->path(), *dequantizer, view, error, stop, progress)
                 : csv ? exportCsv(
                       out, file->path(), info->dtype, file->tensorBytes(*info), view, error, stop, progress)
                       : exportNpy(out, file->path(), info->dtype, file->tensorBytes(*info), view, raw, error,
                           stop, progress);
+            pages.release();
             return std::optional<std::string>(ok ? std::string() : (error.empty() ? "failed" : error));
         },
         [this, target](std::optional<std::string> error) {

@@ -1,5 +1,6 @@
 #include "ui/values/heatmappane.h"
 
+#include "core/io/scannedpages.h"
 #include "core/quant/quantbadge.h"
 #include "ui/common/panetitle.h"
 #include "ui/common/qtformat.h"
@@ -252,8 +253,11 @@ void HeatmapPane::refresh()
             std::string error;
             if (dequantizer)
                 return summarizeDequantizedHeatmap(*dequantizer, view, rows, cols, error, stop, progress);
-            return summarizeHeatmap(
+            const ScannedPages pages(file->mapping(), file->tensorBytes(*info)); // cached before stays
+            auto summary = summarizeHeatmap(
                 info->dtype, file->tensorBytes(*info), view, rows, cols, error, stop, progress);
+            pages.release();
+            return summary;
         },
         [this, key](std::optional<HeatmapSummary> result) {
             m_progress->hide();

@@ -86,9 +86,9 @@ QString HeatmapView::cellText(std::uint32_t i, std::uint32_t j) const
         text += tr("\nmin %1  max %2  mean %3").arg(number(s.min[c]), number(s.max[c]), number(s.mean[c]));
     else
         text += tr("\nno finite values");
-    if (s.nan[c] || s.posInf[c] || s.negInf[c])
+    if (s.nanCount(c) || s.posInfCount(c) || s.negInfCount(c))
         text += tr("\nNaN %1  +Inf %2  −Inf %3")
-                    .arg(countText(s.nan[c]), countText(s.posInf[c]), countText(s.negInf[c]));
+                    .arg(countText(s.nanCount(c)), countText(s.posInfCount(c)), countText(s.negInfCount(c)));
     return text;
 }
 

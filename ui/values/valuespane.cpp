@@ -1,5 +1,6 @@
 #include "ui/values/valuespane.h"
 
+#include "core/io/scannedpages.h"
 #include "core/quant/quantbadge.h"
 #include "core/values/stridedview.h"
 #include "ui/common/panetitle.h"
@@ -151,8 +152,8 @@ void ValuesPane::reload()
                           shapeText(tensor->info->shape)));
     } else {
         m_title->setTitle(tr("%1  %2 %3")
-                             .arg(shownName(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
-                                 shapeText(tensor->info->shape)));
+                              .arg(shownName(tensor->info->name), toQString(dtypeName(tensor->info->dtype)),
+                                  shapeText(tensor->info->shape)));
     }
     m_plane->setShape(m_dequantized ? m_dequantized->weight->logicalShape : tensor->info->shape);
     applyPlane();
@@ -270,8 +271,11 @@ void ValuesPane::locate(LocateTarget target)
     }
     m_locate.start(
         [file, info](std::stop_token stop, const JobProgress &progress) {
-            return locateValues(
+            const ScannedPages pages(file->mapping(), file->tensorBytes(*info)); // cached before stays
+            auto result = locateValues(
                 info->dtype, file->tensorBytes(*info), info->elementCount().value_or(0), stop, progress);
+            pages.release();
+            return result;
         },
         done);
 }

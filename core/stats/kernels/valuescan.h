@@ -1,0 +1,42 @@
+#pragma once
+
+// The value views' hot loops (core/values: locate and the heatmap summary) for contiguous F32,
+// BF16 and F16 read in place from the mapping, in both kernel families: the AVX-512 one when it is
+// enabled (kernelchoice.h, STB_KERNELS), else the portable one (GCC vectors of 8 floats, compiled
+// for AVX2, AVX and the baseline). Each lane does exactly what the scalar definition below says
+// for one value, so the results do not depend on the family. Decoding every element to double
+// one at a time first left locate at a fifth of the audit's speed.
+#include "core/format/dtype.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace stb::kernels {
+
+// Whether the kernels below take this dtype (F32, BF16, F16: every value is exactly a float).
+bool scansFloats(DType dtype);
+
+// The smallest and largest of n contiguous values at p, or false when one of them is NaN or
+// infinite (lo and hi are then meaningless). Which of -0 and +0 is reported is unspecified.
+bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, float &hi);
+
+// One row of n contiguous values at p into running per-column values: for every finite x in
+// column k, lo[k] = x < lo[k] ? x : lo[k], hi[k] = x > hi[k] ? x : hi[k], sum[k] += double(x).
+// Values not finite are left out; the result is false when there was one (the caller counts
+// them). Each column's sum is added row after row, so the sums are the same in every family.
+bool addRowToColumns(DType dtype, const std::byte *p, std::size_t n, float *lo, float *hi, double *sum);
+
+// The AVX-512 family (kernels/valuescanavx512.cpp); callers use the functions above, which pick
+// it when avx512::enabled().
+namespace avx512 {
+bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, float &hi);
+bool addRowToColumns(DType dtype, const std::byte *p, std::size_t n, float *lo, float *hi, double *sum);
+} // namespace avx512
+
+// The scalar definitions, one value at a time: what every lane computes, and what the vector
+// kernels run on the values left over after their last whole vector.
+float floatAt(DType dtype, const std::byte *p, std::size_t i); // element i, exactly
+bool finiteRangeScalar(DType dtype, const std::byte *p, std::size_t n, float &lo, float &hi);
+bool addRowToColumnsScalar(DType dtype, const std::byte *p, std::size_t n, float *lo, float *hi, double *sum);
+
+} // namespace stb::kernels
