@@ -94,6 +94,17 @@ void HexPane::goToOffset(quint64 offset)
     m_view->goToOffset(offset);
 }
 
+void HexPane::goToOffset(quint64 offset, const QString &note)
+{
+    m_view->goToOffset(offset);
+    if (note.isEmpty())
+        return;
+    // The element line is rewritten on the next cursor move, which drops the note with it.
+    const QString element = m_view->cursorElement();
+    m_element->setText(element.isEmpty() ? note : element + u"\n"_s + note);
+    m_element->show();
+}
+
 void HexPane::setStale(bool stale)
 {
     m_view->setStale(stale);
