@@ -130,7 +130,9 @@ void tst_DequantValues::scheme_data()
                            << QByteArray();
     QTest::newRow("gptq 4-bit") << Make([] { return gptq("l.q", 64, 256, 4, 64); }) << 0.08 << QByteArray();
     QTest::newRow("gptq 8-bit") << Make([] { return gptq("l.q8", 32, 128, 8, 32); }) << 0.01 << QByteArray();
-    QTest::newRow("gptq 2-bit") << Make([] { return gptq("l.q2", 32, 128, 2, 32); }) << 0.35 << QByteArray();
+    QTest::newRow("gptq_v2 2-bit") // v1 cannot store a zero-point of 0 (tst_quant)
+        << Make([] { return gptq("l.q2", 32, 128, 2, 32, true); }) << 0.35
+        << QByteArray(R"({"quantization_config": {"quant_method": "gptq", "checkpoint_format": "gptq_v2"}})");
     QTest::newRow("gptq 3-bit") << Make([] { return gptq("l.q3", 64, 256, 3, 64); }) << 0.15 << QByteArray();
     QTest::newRow("gptq 3-bit act-order")
         << Make([] { return gptq("l.q3a", 96, 128, 3, 32, false, true); }) << 0.15 << QByteArray();
