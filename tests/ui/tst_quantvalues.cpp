@@ -31,10 +31,31 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 using namespace Qt::StringLiterals;
 using namespace stb;
 using namespace stb::test;
+
+namespace {
+
+// Runs the dialog's export to `out` and waits for it: the file's bytes, nullopt when it failed.
+std::optional<QByteArray> exportedBytes(ExportDialog &dialog, const QString &out)
+{
+    dialog.setTarget(out);
+    QSignalSpy exported(&dialog, &ExportDialog::exported);
+    QSignalSpy failed(&dialog, &ExportDialog::failed);
+    if (!dialog.startExport()
+        || !QTest::qWaitFor([&] { return exported.count() + failed.count() > 0; }, 20000)
+        || exported.count() != 1)
+        return std::nullopt;
+    QFile file(out);
+    if (!file.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    return file.readAll();
+}
+
+} // namespace
 
 class tst_QuantValues : public QObject {
     Q_OBJECT
@@ -238,16 +259,9 @@ void tst_QuantValues::exportDialogDequantizes()
             dequantizedTensor(*m_checkpoint, *m_quant, index), raw);
         QCOMPARE(dialog.dequantizing(), !raw);
         QCOMPARE(dialog.conversionText().contains(u"dequantized and written as float32"_s), !raw);
-        const QString out = m_dir.filePath(raw ? u"raw.npy"_s : u"dq.npy"_s);
-        dialog.setTarget(out);
-        QSignalSpy exported(&dialog, &ExportDialog::exported);
-        QSignalSpy failed(&dialog, &ExportDialog::failed);
-        QVERIFY(dialog.startExport());
-        QVERIFY(QTest::qWaitFor([&] { return exported.count() + failed.count() > 0; }, 20000));
-        QCOMPARE(exported.count(), 1);
-        QFile file(out);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QByteArray npy = file.readAll();
+        const auto written = exportedBytes(dialog, m_dir.filePath(raw ? u"raw.npy"_s : u"dq.npy"_s));
+        QVERIFY(written);
+        const QByteArray &npy = *written;
         const int length = quint8(npy[8]) | (quint8(npy[9]) << 8);
         const QByteArray dict = npy.mid(10, length);
         if (raw) {
@@ -267,16 +281,9 @@ void tst_QuantValues::exportDialogDequantizes()
     dialog.setFormat(ExportDialog::Format::Csv);
     QVERIFY2(dialog.messageText().contains(u"16,384 values"_s), qPrintable(dialog.messageText()));
     QVERIFY2(dialog.conversionText().contains(u"Dequantized values as text"_s), qPrintable(dialog.conversionText()));
-    const QString out = m_dir.filePath(u"dq.csv"_s);
-    dialog.setTarget(out);
-    QSignalSpy exported(&dialog, &ExportDialog::exported);
-    QSignalSpy failed(&dialog, &ExportDialog::failed);
-    QVERIFY(dialog.startExport());
-    QVERIFY(QTest::qWaitFor([&] { return exported.count() + failed.count() > 0; }, 20000));
-    QCOMPARE(exported.count(), 1);
-    QFile file(out);
-    QVERIFY(file.open(QIODevice::ReadOnly));
-    const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+    const auto csv = exportedBytes(dialog, m_dir.filePath(u"dq.csv"_s));
+    QVERIFY(csv);
+    const QList<QByteArray> lines = csv->trimmed().split('\n');
     QCOMPARE(lines.size(), qsizetype(64));
     for (qsizetype r = 0; r < lines.size(); ++r) {
         const QList<QByteArray> cells = lines[r].split(',');

@@ -367,7 +367,10 @@ std::optional<ValuesPane::CellBytes> ValuesPane::byteOf(const QModelIndex &cell)
     // A dequantized value: the byte(s) of its code in the codes tensor, which it may share.
     const CodeBytes code = m_dequantized->dequantizer->codeBytes(flat);
     QString note = code.length == 1
-        ? tr("Its %1-bit code is bits %2–%3 of this byte").arg(code.bits).arg(code.shift).arg(code.shift + std::min(code.bits, 8 - code.shift) - 1)
+        ? tr("Its %1-bit code is bits %2–%3 of this byte")
+              .arg(code.bits)
+              .arg(code.shift)
+              .arg(code.shift + std::min(code.bits, 8 - code.shift) - 1)
         : tr("Its %1-bit code starts at bit %2 of this byte and runs over %3 bytes")
               .arg(code.bits)
               .arg(code.shift)
@@ -375,7 +378,9 @@ std::optional<ValuesPane::CellBytes> ValuesPane::byteOf(const QModelIndex &cell)
     if (code.continues)
         note += tr(", then into the next packed word");
     if (code.sharing > 1)
-        note += tr("; %1 values share %2").arg(code.sharing).arg(code.length == 1 ? tr("the byte") : tr("these bytes"));
+        note += tr("; %1 values share %2")
+                    .arg(code.sharing)
+                    .arg(code.length == 1 ? tr("the byte") : tr("these bytes"));
     return CellBytes { start + code.offset, note + u'.' };
 }
 
