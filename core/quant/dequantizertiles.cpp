@@ -54,10 +54,14 @@ void Dequantizer::awqTile(std::uint64_t row0, std::uint64_t rows, std::uint64_t 
     float *out, std::uint64_t rowStride, std::uint64_t colStride) const
 {
     // Runs under the SIGBUS guard: fixed arrays on the stack, nothing owned. Words of a stored
-    // row are taken kWords at a time (8·kWords logical rows).
-    constexpr std::uint64_t kInputs = 8, kWords = 64;
+    // row are taken kWords at a time (8·kWords logical rows), inputs kInputs at a time inside a
+    // group: a run's words of one word column are gathered once, then each of their 8 nibble
+    // slots is one logical row's run of values, a loop the vectorizer handles when the tile's
+    // rows are contiguous (colStride 1).
+    constexpr std::uint64_t kInputs = 64, kWords = 64;
     std::array<float, 8 * kWords> scales, zeros;
     std::array<float *, 8 * kWords> rowOut; // nullptr: the slot's row is outside the tile
+    std::array<std::uint32_t, kInputs> gathered;
     const std::uint64_t wordsPerRow = m_rows / 8, wEnd = (row0 + rows - 1) / 8 + 1;
     for (std::uint64_t wa = row0 / 8; wa < wEnd; wa += kWords) {
         const std::uint64_t words = std::min(kWords, wEnd - wa);
@@ -68,7 +72,7 @@ void Dequantizer::awqTile(std::uint64_t row0, std::uint64_t rows, std::uint64_t 
         std::uint64_t group = UINT64_MAX;
         for (std::uint64_t i0 = col0, end = col0 + cols; i0 < end;) {
             const std::uint64_t g = i0 / m_groupSize;
-            const std::uint64_t i1 = std::min({ end, i0 + kInputs, (g + 1) * m_groupSize });
+            const std::uint64_t i1 = std::min({ end, i0 + kInputs, (g + 1) * m_groupSize }), n = i1 - i0;
             if (g != group) {
                 group = g;
                 for (std::uint64_t w = 0; w < words; ++w) {
@@ -80,14 +84,21 @@ void Dequantizer::awqTile(std::uint64_t row0, std::uint64_t rows, std::uint64_t 
                 }
             }
             for (std::uint64_t w = 0; w < words; ++w) {
-                float *const *dst = &rowOut[8 * w];
-                const float *sc = &scales[8 * w], *ze = &zeros[8 * w];
-                for (std::uint64_t i = i0; i < i1; ++i) {
-                    const std::uint32_t word = wordAt(m_codes.data, i * wordsPerRow + wa + w);
-                    const std::uint64_t at = (i - col0) * colStride;
-                    for (unsigned s = 0; s < 8; ++s) {
-                        if (dst[s])
-                            dst[s][at] = (static_cast<float>((word >> (4 * s)) & 15u) - ze[s]) * sc[s];
+                for (std::uint64_t k = 0; k < n; ++k)
+                    gathered[k] = wordAt(m_codes.data, (i0 + k) * wordsPerRow + wa + w);
+                for (unsigned s = 0; s < 8; ++s) {
+                    float *dst = rowOut[8 * w + s];
+                    if (!dst)
+                        continue;
+                    dst += (i0 - col0) * colStride;
+                    const float z = zeros[8 * w + s], scale = scales[8 * w + s];
+                    const unsigned shift = 4 * s;
+                    if (colStride == 1) {
+                        for (std::uint64_t k = 0; k < n; ++k)
+                            dst[k] = (static_cast<float>((gathered[k] >> shift) & 15u) - z) * scale;
+                    } else {
+                        for (std::uint64_t k = 0; k < n; ++k)
+                            dst[k * colStride] = (static_cast<float>((gathered[k] >> shift) & 15u) - z) * scale;
                     }
                 }
             }

@@ -180,8 +180,12 @@ int main(int argc, char **argv)
                             shownT = std::min<std::uint64_t>(1000, cols);
         std::vector<double> tile(shownT * shownCols);
         const auto transposed = planeView(plain->info->shape, 1, 0, {}, error);
-        const double tBase = medianMs(
-            9, [&] { readRect(DType::BF16, bytes, *transposed, firstT, shownT, 0, shownCols, tile.data()); });
+        bool baseOk = true;
+        const double tBase = medianMs(9, [&] {
+            baseOk = readRect(DType::BF16, bytes, *transposed, firstT, shownT, 0, shownCols, tile.data()) && baseOk;
+        });
+        if (!baseOk)
+            std::printf("BF16 transposed rows: readRect failed\n");
         const double tHeatBase
             = medianMs(5, [&] { summarizeHeatmap(DType::BF16, bytes, *transposed, 1024, 1024, error); });
         std::printf("%-16s rows %8.2f ms  heatmap %8.1f ms  transposed rows %8.3f ms  heatmap %8.1f ms\n",
@@ -199,9 +203,13 @@ int main(int argc, char **argv)
             // A 3-D weight (MXFP4's experts) has no such 2-D plane of the BF16 tensor's size.
             const auto logicalT = planeView(w.logicalShape, w.logicalShape.size() - 1, w.logicalShape.size() - 2, {}, error);
             const bool same = w.logicalShape == plain->info->shape && logicalT;
-            const double tMs = same
-                ? medianMs(9, [&] { decodeRect(*dq, *logicalT, firstT, shownT, 0, shownCols, tile.data()); })
-                : NAN;
+            bool ok = same;
+            const double tMs = same ? medianMs(9, [&] {
+                ok = decodeRect(*dq, *logicalT, firstT, shownT, 0, shownCols, tile.data()) && ok;
+            })
+                                    : NAN;
+            if (!ok)
+                std::printf("%-16s transposed rows: decodeRect failed\n", std::string(quantSchemeName(w.scheme)).c_str());
             const double tHeatMs = same
                 ? medianMs(5, [&] { summarizeDequantizedHeatmap(*dq, *logicalT, 1024, 1024, error); })
                 : NAN;
