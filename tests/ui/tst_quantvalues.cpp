@@ -330,6 +330,8 @@ void tst_QuantValues::showCodeInHex()
     const Checkpoint::Tensor *t = tensor(codes.toStdString());
     QCOMPARE(view.hexPane()->view()->cursorOffset(), m_checkpoint->fileOf(*t)->header().dataStart + t->info->begin + byte);
     QVERIFY2(view.hexPane()->elementText().contains(note), qPrintable(view.hexPane()->elementText()));
+    if (const QString dir = qEnvironmentVariable("STB_SCREENSHOT_DIR"); !dir.isEmpty() && QTest::currentDataTag() == "gptq"_ba)
+        QVERIFY(view.grab().save(dir + u"/quant-gptq-hex.png"_s));
 }
 
 void tst_QuantValues::treeBadges_data()
