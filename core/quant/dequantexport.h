@@ -21,4 +21,10 @@ bool exportDequantizedNpy(const std::string &outPath, const std::string &sourceP
     const Dequantizer &dequantizer, const StridedView &view, std::string &error, std::stop_token stop = {},
     const ProgressFn &progress = {});
 
+// Writes a view of at most two axes of the dequantized values as CSV (csvexport.h's writer and
+// limits), each value in the shortest text that reads back to the same float32.
+bool exportDequantizedCsv(const std::string &outPath, const std::string &sourcePath,
+    const Dequantizer &dequantizer, const StridedView &view, std::string &error, std::stop_token stop = {},
+    const ProgressFn &progress = {});
+
 } // namespace stb

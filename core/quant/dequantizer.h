@@ -14,6 +14,17 @@ namespace stb {
 
 class Dequantizer;
 
+// Where a logical element's code lies in the codes tensor (Dequantizer::codeBytes): `length`
+// bytes from byte `offset` of the tensor's data hold its `bits` bits (from bit `shift` of the
+// first byte), and parts of `sharing` codes in all. A 3-bit GPTQ code that straddles two packed
+// words continues in another word: `continues` says so (the bytes given are the first word's).
+struct CodeBytes {
+    std::uint64_t offset = 0, length = 1;
+    unsigned shift = 0, bits = 8;
+    std::uint64_t sharing = 1;
+    bool continues = false;
+};
+
 // One thread's working space for Dequantizer::decodeStorage: the scales and zero-points of the
 // group being decoded, converted to floats once per group instead of once per value.
 struct DequantScratch {
@@ -46,6 +57,18 @@ public:
     // decode() under the SIGBUS guard; false when the file vanished under the read.
     bool decodeGuarded(std::uint64_t first, std::uint64_t n, float *out) const;
 
+    // Logical rows [row0, row0 + rows) × columns [col0, col0 + cols) of the weight seen as a matrix
+    // into out[r·rowStride + c·colStride] (r, c counted from the corner): a tile of the value grid,
+    // or with rowStride 1 its transpose. The same floats decode() gives; AWQ unpacks each packed
+    // word once for its 8 rows instead of once per value (dequantizertiles.cpp). Reads the mapping
+    // (call it inside runGuarded). Precondition: the rectangle lies inside rows() × columns().
+    void decodeTile(std::uint64_t row0, std::uint64_t rows, std::uint64_t col0, std::uint64_t cols, float *out,
+        std::uint64_t rowStride, std::uint64_t colStride) const;
+
+    // The bytes of the codes tensor holding logical element `element`'s code (element <
+    // elements()). Arithmetic only: reads nothing.
+    CodeBytes codeBytes(std::uint64_t element) const;
+
     // The values at storage positions [first, first + n): over [0, elements()) the same values
     // decode() gives (bit for bit), in the order their codes lie in the file (GPTQ and AWQ:
     // input-major; 4-bit blocks: low nibbles, then high ones), so the packed words are read in
@@ -65,6 +88,8 @@ private:
     };
     Dequantizer() = default;
     void decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c1, float *out) const;
+    void awqTile(std::uint64_t row0, std::uint64_t rows, std::uint64_t col0, std::uint64_t cols, float *out,
+        std::uint64_t rowStride, std::uint64_t colStride) const;
     void decodeFlat(std::uint64_t first, std::uint64_t n, float *out) const;
     float scaleAt(std::uint64_t index) const;
     float blockScale(std::uint64_t block) const; // MXFP4 and bitsandbytes 4-bit

@@ -61,31 +61,41 @@ void Dequantizer::decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c
     case QuantScheme::Gptq: {
         // qweight [in·bits/32, out]: input i of output `row` in word (i / pack, row). One word
         // and one division per `pack` values; scale and zero reloaded when the group changes.
+        // 3 bits do not divide 32: each code is read from the column's bit stream (streamCode).
         const unsigned bits = m_bits, pack = 32 / bits;
+        const bool straddles = 32 % bits != 0;
         const std::uint32_t mask = (1u << bits) - 1;
-        const std::uint64_t outputs = m_rows, zeroWord = row / pack;
-        const unsigned zeroShift = bits * static_cast<unsigned>(row % pack);
+        const std::uint64_t outputs = m_rows;
         const float plusOne = m_zeroPlusOne ? 1.0f : 0.0f;
         std::uint64_t group = UINT64_MAX, groupEnd = 0;
         float s = 0, z = 0;
         const auto load = [&](std::uint64_t g) {
             group = g;
             s = scaleAt(g * outputs + row);
-            z = static_cast<float>((wordAt(m_zeros.data, g * m_zeroCols + zeroWord) >> zeroShift) & mask)
-                + plusOne;
+            z = static_cast<float>(streamCode(m_zeros.data + 4 * g * m_zeroCols, 1, 0, row, bits)) + plusOne;
         };
+        const auto groupAt = [&](std::uint64_t i) {
+            if (m_groupIndex.data) {
+                if (const auto g = static_cast<std::uint64_t>(int32At(m_groupIndex.data, i)); g != group)
+                    load(g);
+            } else if (i >= groupEnd) {
+                load(i / m_groupSize);
+                groupEnd = (group + 1) * m_groupSize;
+            }
+        };
+        if (straddles) {
+            for (std::uint64_t i = c0; i < c1; ++i) {
+                groupAt(i);
+                *out++ = s * (static_cast<float>(streamCode(m_codes.data, outputs, row, i, bits)) - z);
+            }
+            return;
+        }
         for (std::uint64_t i = c0; i < c1;) {
             const std::uint64_t w = i / pack, end = std::min(c1, (w + 1) * pack);
             std::uint32_t word
                 = wordAt(m_codes.data, w * outputs + row) >> (bits * static_cast<unsigned>(i - w * pack));
             for (; i < end; ++i, word >>= bits) {
-                if (m_groupIndex.data) {
-                    if (const auto g = static_cast<std::uint64_t>(int32At(m_groupIndex.data, i)); g != group)
-                        load(g);
-                } else if (i >= groupEnd) {
-                    load(i / m_groupSize);
-                    groupEnd = (group + 1) * m_groupSize;
-                }
+                groupAt(i);
                 *out++ = s * (static_cast<float>(word & mask) - z);
             }
         }

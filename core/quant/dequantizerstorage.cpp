@@ -19,6 +19,17 @@ namespace {
 // AWQ: nibble slot s of a word holds output column 8·(o/8) + kAwqOrder[s] (AutoAWQ's order_map).
 constexpr unsigned kAwqOrder[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
 
+// affineRun for codes that straddle two words (3-bit GPTQ, inputs 10 and 21 of every 32): the
+// low bits from `low[k]` above `shift`, the rest from `high[k]`. Two inputs in 32: no vector loop.
+void straddleRun(const std::byte *low, const std::byte *high, unsigned shift, std::uint32_t mask,
+    const float *zeros, const float *scales, std::size_t n, float *out)
+{
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::uint32_t code = ((wordAt(low, k) >> shift) | (wordAt(high, k) << (32 - shift))) & mask;
+        out[k] = (static_cast<float>(code) - zeros[k]) * scales[k];
+    }
+}
+
 struct StorageJob {
     const Dequantizer *self;
     std::uint64_t first, n;
@@ -47,13 +58,11 @@ void Dequantizer::loadGroup(std::uint64_t group, DequantScratch &scratch) const
     scratch.scales.resize(outputs);
     scratch.zeros.resize(outputs);
     if (m_scheme == QuantScheme::Gptq) {
-        const unsigned pack = 32 / m_bits;
-        const std::uint32_t mask = (1u << m_bits) - 1;
         const float plusOne = m_zeroPlusOne ? 1.0f : 0.0f;
+        const std::byte *zeros = m_zeros.data + 4 * group * m_zeroCols;
         for (std::uint64_t o = 0; o < outputs; ++o) {
             scratch.scales[o] = scaleAt(group * outputs + o);
-            const std::uint32_t word = wordAt(m_zeros.data, group * m_zeroCols + o / pack);
-            scratch.zeros[o] = static_cast<float>((word >> (m_bits * (o % pack))) & mask) + plusOne;
+            scratch.zeros[o] = static_cast<float>(streamCode(zeros, 1, 0, o, m_bits)) + plusOne;
         }
     } else {
         const std::uint64_t words = outputs / 8;
@@ -75,7 +84,6 @@ void Dequantizer::storageGrouped(
 {
     const std::uint64_t outputs = m_rows;
     const bool gptq = m_scheme == QuantScheme::Gptq;
-    const unsigned pack = 32 / m_bits;
     const std::uint32_t mask = (1u << m_bits) - 1;
     const std::uint64_t words = outputs / 8; // AWQ words per row
     while (n) {
@@ -88,9 +96,18 @@ void Dequantizer::storageGrouped(
         unsigned shift;
         if (gptq) {
             take = std::min(n, outputs - r);
-            word = (i / pack) * outputs + r;
-            shift = m_bits * static_cast<unsigned>(i % pack);
+            const std::uint64_t bit = m_bits * i; // 3 bits: the code of input i may straddle two words
+            word = (bit / 32) * outputs + r;
+            shift = static_cast<unsigned>(bit % 32);
             at = r;
+            if (shift + m_bits > 32) {
+                straddleRun(m_codes.data + 4 * word, m_codes.data + 4 * (word + outputs), shift, mask,
+                    scratch.zeros.data() + at, scratch.scales.data() + at, take, out);
+                out += take;
+                first += take;
+                n -= take;
+                continue;
+            }
         } else {
             const std::uint64_t slot = r / words, w = r % words;
             take = std::min(n, words - w);

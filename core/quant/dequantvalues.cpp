@@ -10,7 +10,6 @@ namespace stb {
 
 namespace {
 
-constexpr std::uint64_t kRun = 4096; // floats decoded at a time, on the stack
 
 // The last source index a view of at most two axes touches in rows × cols from (row0, col0).
 std::optional<MatrixShape> rectInside(const Dequantizer &dequantizer, const StridedView &view,
@@ -28,24 +27,60 @@ std::optional<MatrixShape> rectInside(const Dequantizer &dequantizer, const Stri
     return matrix;
 }
 
+constexpr std::uint64_t kTileFloats = 1 << 18; // a value grid's rectangle is decoded this much at a time
+
+// Rows [0, rows) × columns [0, cols) of a matrix whose element (r, c) is logical element
+// first + r·rowStride + c·colStride, row-major into `out`. When its rows run along the logical
+// rows and its columns along the logical columns, or the other way round (a transposed plane),
+// it is a tile of the logical matrix and decoded as one (Dequantizer::decodeTile); otherwise row
+// by row. NOT guarded.
+void decodeMatrix(const Dequantizer &dequantizer, std::uint64_t first, std::uint64_t rowStride,
+    std::uint64_t colStride, std::uint64_t rows, std::uint64_t cols, float *out)
+{
+    const std::uint64_t width = dequantizer.columns(), row0 = first / width, col0 = first % width;
+    if ((colStride == 1 || cols == 1) && (rowStride == width || rows == 1) && col0 + cols <= width) {
+        dequantizer.decodeTile(row0, rows, col0, cols, out, cols, 1);
+        return;
+    }
+    if ((rowStride == 1 || rows == 1) && (colStride == width || cols == 1) && col0 + rows <= width) {
+        // View row r is logical column col0 + r; view column c is logical row row0 + c.
+        dequantizer.decodeTile(row0, cols, col0, rows, out, 1, cols);
+        return;
+    }
+    for (std::uint64_t r = 0; r < rows; ++r)
+        decodeStrided(dequantizer, first + r * rowStride, colStride, cols, out + r * cols);
+}
+
 struct RectJob {
     const Dequantizer *dequantizer;
     std::uint64_t first, rowStride, colStride, rows, cols;
     double *out;
+    float *tile; // tileRows · cols floats, allocated outside the guard
+    std::uint64_t tileRows;
 };
 
 void runRect(void *context)
 {
     const auto &job = *static_cast<const RectJob *>(context);
-    std::array<float, kRun> values;
-    for (std::uint64_t r = 0; r < job.rows; ++r) {
-        for (std::uint64_t c = 0; c < job.cols; c += kRun) {
-            const std::uint64_t n = std::min(kRun, job.cols - c);
-            decodeStrided(*job.dequantizer, job.first + r * job.rowStride + c * job.colStride, job.colStride,
-                n, values.data());
-            std::copy_n(values.data(), n, job.out + r * job.cols + c);
-        }
+    for (std::uint64_t r = 0; r < job.rows; r += job.tileRows) {
+        const std::uint64_t n = std::min(job.tileRows, job.rows - r);
+        decodeMatrix(*job.dequantizer, job.first + r * job.rowStride, job.rowStride, job.colStride, n, job.cols,
+            job.tile);
+        std::copy_n(job.tile, n * job.cols, job.out + r * job.cols);
     }
+}
+
+// runRect over rows × cols from `first`, with its tile buffer.
+bool decodeRectGuarded(const Dequantizer &dequantizer, std::uint64_t first, std::uint64_t rowStride,
+    std::uint64_t colStride, std::uint64_t rows, std::uint64_t cols, double *out)
+{
+    // Whole rows of the rectangle, a multiple of 8 when it can be (AWQ unpacks 8 rows a word).
+    std::uint64_t tileRows = std::max<std::uint64_t>(1, std::min(rows, kTileFloats / cols));
+    if (tileRows > 8)
+        tileRows -= tileRows % 8;
+    std::vector<float> tile(tileRows * cols);
+    RectJob job { &dequantizer, first, rowStride, colStride, rows, cols, out, tile.data(), tileRows };
+    return runGuarded(runRect, &job);
 }
 
 } // namespace
@@ -74,7 +109,11 @@ void decodeStrided(
         dequantizer.decode(first, n, out);
         return;
     }
-    // Down a column (a transposed plane): one value at a time, each reading its own code and scale.
+    if (stride == dequantizer.columns()) { // down a logical column: a tile one column wide
+        dequantizer.decodeTile(first / stride, n, first % stride, 1, out, 1, 1);
+        return;
+    }
+    // Any other stride (across a 3-D weight's leading axis): one value at a time.
     for (std::uint64_t i = 0; i < n; ++i)
         dequantizer.decode(first + i * stride, 1, out + i);
 }
@@ -84,8 +123,9 @@ bool decodeRows(const Dequantizer &dequantizer, std::uint64_t firstRow, std::uin
     const std::uint64_t cols = dequantizer.columns();
     if (firstRow > dequantizer.rows() || rows > dequantizer.rows() - firstRow)
         return false;
-    RectJob job { &dequantizer, firstRow * cols, cols, 1, rows, cols, out };
-    return runGuarded(runRect, &job);
+    if (rows == 0 || cols == 0)
+        return true;
+    return decodeRectGuarded(dequantizer, firstRow * cols, cols, 1, rows, cols, out);
 }
 
 bool decodeRect(const Dequantizer &dequantizer, const StridedView &view, std::uint64_t row0,
@@ -96,9 +136,8 @@ bool decodeRect(const Dequantizer &dequantizer, const StridedView &view, std::ui
         return false;
     if (rows == 0 || cols == 0)
         return true;
-    RectJob job { &dequantizer, view.base + row0 * matrix->rowStride + col0 * matrix->colStride,
-        matrix->rowStride, matrix->colStride, rows, cols, out };
-    return runGuarded(runRect, &job);
+    return decodeRectGuarded(dequantizer, view.base + row0 * matrix->rowStride + col0 * matrix->colStride,
+        matrix->rowStride, matrix->colStride, rows, cols, out);
 }
 
 std::optional<LocateResult> locateDequantized(
@@ -124,9 +163,8 @@ std::optional<HeatmapSummary> summarizeDequantizedHeatmap(const Dequantizer &deq
         return std::nullopt;
     }
     const HeatmapRowDecoder decode = [&](std::uint64_t row0, std::uint64_t rows, float *out) {
-        for (std::uint64_t r = 0; r < rows; ++r)
-            decodeStrided(dequantizer, view.base + (row0 + r) * matrix->rowStride, matrix->colStride,
-                matrix->cols, out + r * matrix->cols);
+        decodeMatrix(dequantizer, view.base + row0 * matrix->rowStride, matrix->rowStride, matrix->colStride, rows,
+            matrix->cols, out);
     };
     return summarizeDecoded(
         matrix->rows, matrix->cols, decode, cellRows, cellCols, error, std::move(stop), progress, threads);

@@ -83,7 +83,7 @@ void QuantRecognizer::tryGptqOrAwq(std::size_t tensor, const std::string &base)
         }
     }
     q.zeroPlusOne = q.scheme == QuantScheme::Gptq && !(m_config && m_config->gptqV2);
-    if (q.decodable && (q.bits == 3 || (q.scheme == QuantScheme::Awq && q.bits != 4))) {
+    if (q.decodable && q.scheme == QuantScheme::Awq && q.bits != 4) {
         q.decodable = false;
         q.note = std::to_string(q.bits) + "-bit " + std::string(quantSchemeName(q.scheme))
             + ": counted, values stay raw (not decoded)";

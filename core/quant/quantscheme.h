@@ -47,7 +47,7 @@ enum class QuantRule : std::uint8_t {
     OrphanCompanion, // a scale, zero-point or state tensor whose weight is absent
     ConfigMismatch, // config.json's quantization_config contradicts the tensors
     StateInvalid, // bitsandbytes quant_state JSON unreadable or inconsistent
-    RawValues, // recognised, but its values stay raw (2/3-bit GPTQ, unusual layouts)
+    RawValues, // recognised, but its values stay raw (AWQ other than 4-bit, unusual layouts)
 };
 std::string_view quantRuleName(QuantRule rule); // "quant-companion-shape", ...
 

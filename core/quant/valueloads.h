@@ -20,6 +20,21 @@ inline std::uint32_t wordAt(const std::byte *data, std::uint64_t index)
     return v;
 }
 
+// GPTQ's packing along a dimension of 32-bit words: the code of element k is the `bits` bits at
+// bit bits·k of the little-endian stream of the words of one column (word r of the column at
+// index r·wordStride + column). For 2, 4 and 8 bits a code stays inside one word; AutoGPTQ's
+// 3-bit packer fills 32 elements into three words, codes 10 and 21 straddling a boundary.
+inline std::uint32_t streamCode(const std::byte *data, std::uint64_t wordStride, std::uint64_t column,
+    std::uint64_t k, unsigned bits)
+{
+    const std::uint64_t bit = k * bits, word = bit / 32;
+    const unsigned shift = static_cast<unsigned>(bit % 32);
+    std::uint64_t v = wordAt(data, word * wordStride + column) >> shift;
+    if (shift + bits > 32)
+        v |= static_cast<std::uint64_t>(wordAt(data, (word + 1) * wordStride + column)) << (32 - shift);
+    return static_cast<std::uint32_t>(v) & ((1u << bits) - 1);
+}
+
 inline std::int32_t int32At(const std::byte *data, std::uint64_t index)
 {
     std::int32_t v;

@@ -4,6 +4,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace stb {
@@ -23,7 +25,7 @@ public:
         int parent = -1; // -1 for the root
         int row = 0; // index among the parent's children
         int leaf = -1; // index into build()'s names, -1 for a group
-        std::vector<int> children; // node ids, in display order
+        std::vector<int> children; // node ids, in display order (a leaf has some only after adopt())
         bool isGroup() const { return leaf < 0; }
     };
     static constexpr int kRoot = 0;
@@ -33,6 +35,15 @@ public:
     // O(n) plus sorting each group's children; `names[i]` becomes leaf i. Duplicate names make
     // two leaves of the same segment, in input order.
     static NameTree build(std::span<const std::string_view> names, Layout layout = Layout::Tree);
+
+    // Moves each pair's first leaf under its second leaf (a quantized weight's scales and zeros
+    // under its codes), so that a leaf may have children. The moved node is named by its whole
+    // name less its new parent's group path ("scales" under "qweight" for "l.q.scales";
+    // "weight.absmax" under "weight" for "l.n.weight.absmax"). Pairs naming the same leaf, a leaf
+    // already moved or already a new parent, an index out of range, or a name outside the
+    // parent's group are skipped. Groups left empty are removed; nodes are renumbered so that a
+    // child's id still exceeds its parent's, and rows renumbered. O(nodes + pairs · log).
+    void adopt(std::span<const std::pair<std::size_t, std::size_t>> childToParent);
 
     // Every node, the root first; a child's id always exceeds its parent's.
     const std::vector<Node> &nodes() const { return m_nodes; }
@@ -79,8 +90,12 @@ public:
     }
 
 private:
+    void renumber(); // preorder ids and rows after adopt()
+
     std::vector<Node> m_nodes;
     std::vector<int> m_nodeOfLeaf;
+    std::vector<std::string_view> m_leafNames; // build()'s names: a leaf's path
+    std::unordered_map<std::string_view, int> m_adopted; // whole name -> node, for find()
     Layout m_layout = Layout::Tree;
 };
 

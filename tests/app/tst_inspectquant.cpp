@@ -5,6 +5,7 @@
 #include "tests/support/quantfixtures.h"
 #include "tests/support/valuedata.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -128,6 +129,27 @@ private slots:
         QCOMPARE(q[u"schemes"_s].toArray().size(), 0);
         QCOMPARE(q[u"weights"_s].toArray().size(), 0);
         QVERIFY(q[u"bits_per_weight"_s].isNull());
+        QCOMPARE(q[u"effective_parameters"_s].toInteger(), qint64(32));
+    }
+
+    void infoNotRecognised()
+    {
+        // config.json names a method whose tensors match no layout: said, never guessed.
+        QVERIFY(QDir(m_dir.path()).mkpath(u"hqq"_s));
+        QFile config(m_dir.filePath(u"hqq/config.json"_s));
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.write(R"({"quantization_config": {"quant_method": "hqq", "nbits": 4}})");
+        config.close();
+        std::string error;
+        QVERIFY(writeFixtures(path(u"hqq/model.safetensors"_s), { m_norm }, error));
+        const InspectRun run = runInspect({ u"info"_s, qpath(u"hqq/model.safetensors"_s) });
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(u"not recognised (config.json says quant_method \"hqq\"); values are raw"_s),
+            qPrintable(run.out));
+        const QJsonObject q
+            = jsonOf(runInspect({ u"info"_s, u"--json"_s, qpath(u"hqq/model.safetensors"_s) }))[u"quantization"_s]
+                  .toObject();
+        QCOMPARE(q[u"schemes"_s].toArray().size(), 0);
         QCOMPARE(q[u"effective_parameters"_s].toInteger(), qint64(32));
     }
 

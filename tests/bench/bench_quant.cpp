@@ -5,7 +5,8 @@
 // depend on the values. The target is at least half the BF16 speed.
 // With BENCH_VALUES=1, the value views instead: decodeRows of 1,000 rows (what the Values pane
 // reads for its visible rows, at its most) and a 1024×1024-cell heatmap of each weight against
-// readRect and summarizeHeatmap on the BF16 tensor.
+// readRect and summarizeHeatmap on the BF16 tensor; then the same on the transposed plane (a
+// 1,000 × 64-cell screenful and a 1024×1024-cell heatmap).
 //   bench_quant FOLDER [ROWS COLS]   (BENCH_SCHEME=gptq: that scheme only; BENCH_BINS=10: bins)
 #include "benchutil.h"
 
@@ -20,6 +21,7 @@
 #include "core/values/heatmap.h"
 #include "core/values/valuereader.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -171,7 +173,23 @@ int main(int argc, char **argv)
             9, [&] { readRect(DType::BF16, bytes, whole, first, shownRows, 0, cols, grid.data()); });
         const double heatBase
             = medianMs(5, [&] { summarizeHeatmap(DType::BF16, bytes, whole, 1024, 1024, error); });
-        std::printf("%-16s rows %8.2f ms  heatmap %8.1f ms\n", "BF16 (baseline)", rowsBase, heatBase);
+        // The transposed plane (rows of the grid are the weight's columns): a 1000 × 64-cell
+        // screenful and a heatmap of it.
+        const std::uint64_t shownCols = std::min<std::uint64_t>(64, rows),
+                            firstT = cols / 2 - std::min<std::uint64_t>(1000, cols) / 2,
+                            shownT = std::min<std::uint64_t>(1000, cols);
+        std::vector<double> tile(shownT * shownCols);
+        const auto transposed = planeView(plain->info->shape, 1, 0, {}, error);
+        bool baseOk = true;
+        const double tBase = medianMs(9, [&] {
+            baseOk = readRect(DType::BF16, bytes, *transposed, firstT, shownT, 0, shownCols, tile.data()) && baseOk;
+        });
+        if (!baseOk)
+            std::printf("BF16 transposed rows: readRect failed\n");
+        const double tHeatBase
+            = medianMs(5, [&] { summarizeHeatmap(DType::BF16, bytes, *transposed, 1024, 1024, error); });
+        std::printf("%-16s rows %8.2f ms  heatmap %8.1f ms  transposed rows %8.3f ms  heatmap %8.1f ms\n",
+            "BF16 (baseline)", rowsBase, heatBase, tBase, tHeatBase);
         for (const auto &w : view.weights()) {
             if (only && quantSchemeName(w.scheme) != only)
                 continue;
@@ -182,9 +200,23 @@ int main(int argc, char **argv)
             const StridedView logical = wholeView(w.logicalShape);
             const double heatMs
                 = medianMs(5, [&] { summarizeDequantizedHeatmap(*dq, logical, 1024, 1024, error); });
-            std::printf("%-16s rows %8.2f ms (%.2fx BF16)  heatmap %8.1f ms (%.2fx BF16)\n",
+            // A 3-D weight (MXFP4's experts) has no such 2-D plane of the BF16 tensor's size.
+            const auto logicalT = planeView(w.logicalShape, w.logicalShape.size() - 1, w.logicalShape.size() - 2, {}, error);
+            const bool same = w.logicalShape == plain->info->shape && logicalT;
+            bool ok = same;
+            const double tMs = same ? medianMs(9, [&] {
+                ok = decodeRect(*dq, *logicalT, firstT, shownT, 0, shownCols, tile.data()) && ok;
+            })
+                                    : NAN;
+            if (!ok)
+                std::printf("%-16s transposed rows: decodeRect failed\n", std::string(quantSchemeName(w.scheme)).c_str());
+            const double tHeatMs = same
+                ? medianMs(5, [&] { summarizeDequantizedHeatmap(*dq, *logicalT, 1024, 1024, error); })
+                : NAN;
+            std::printf("%-16s rows %8.2f ms (%.2fx BF16)  heatmap %8.1f ms (%.2fx BF16)  transposed rows "
+                        "%8.3f ms (%.2fx BF16)  heatmap %8.1f ms (%.2fx BF16)\n",
                 std::string(quantSchemeName(w.scheme)).c_str(), rowsMs, rowsBase / rowsMs, heatMs,
-                heatBase / heatMs);
+                heatBase / heatMs, tMs, tBase / tMs, tHeatMs, tHeatBase / tHeatMs);
         }
         if (!std::getenv("BENCH_KEEP"))
             std::remove(path.c_str());

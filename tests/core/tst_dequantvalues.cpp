@@ -1,5 +1,5 @@
 // The value views over dequantized values (core/quant/dequantvalues, dequantexport): rows, planes,
-// locate, heatmap cells and .npy export of every scheme, against the fixtures' known floats
+// locate, heatmap cells and .npy and CSV export of every scheme, against the fixtures' known floats
 // (tests/support/quantfixtures quantizes them independently of core/quant).
 #include "core/io/checkpoint.h"
 #include "core/quant/dequantexport.h"
@@ -16,9 +16,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 
+using namespace Qt::StringLiterals;
 using namespace stb;
 using namespace stb::test;
 
@@ -64,6 +66,39 @@ HeatmapSummary bruteHeatmap(
     return s;
 }
 
+// Every dequantized value of the one weight in the file `bytes` (written to `path`), or empty
+// when it does not open or decode.
+std::vector<float> decodeAll(const QByteArray &bytes, const std::string &path, const QByteArray &config)
+{
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+        return {};
+    file.close();
+    std::string error;
+    const auto checkpoint = Checkpoint::open(path, error);
+    if (!checkpoint)
+        return {};
+    const auto parsed = parseQuantConfig(config.toStdString(), error);
+    const QuantView view = QuantView::build(*checkpoint, parsed ? &*parsed : nullptr);
+    if (view.weights().size() != 1)
+        return {};
+    const auto dq = Dequantizer::make(*checkpoint, view.weights().front(), error);
+    std::vector<float> values(dq ? dq->elements() : 0);
+    if (dq && !dq->decodeGuarded(0, values.size(), values.data()))
+        return {};
+    return values;
+}
+
+// The elements whose values differ bit for bit.
+std::vector<std::uint64_t> changed(const std::vector<float> &a, const std::vector<float> &b)
+{
+    std::vector<std::uint64_t> out;
+    for (std::size_t e = 0; e < std::min(a.size(), b.size()); ++e)
+        if (std::memcmp(&a[e], &b[e], 4) != 0)
+            out.push_back(e);
+    return out;
+}
+
 } // namespace
 
 class tst_DequantValues : public QObject {
@@ -96,6 +131,15 @@ void tst_DequantValues::scheme_data()
                            << QByteArray();
     QTest::newRow("gptq 4-bit") << Make([] { return gptq("l.q", 64, 256, 4, 64); }) << 0.08 << QByteArray();
     QTest::newRow("gptq 8-bit") << Make([] { return gptq("l.q8", 32, 128, 8, 32); }) << 0.01 << QByteArray();
+    QTest::newRow("gptq_v2 2-bit") // v1 cannot store a zero-point of 0 (tst_quant)
+        << Make([] { return gptq("l.q2", 32, 128, 2, 32, true); }) << 0.35
+        << QByteArray(R"({"quantization_config": {"quant_method": "gptq", "checkpoint_format": "gptq_v2"}})");
+    QTest::newRow("gptq 3-bit") << Make([] { return gptq("l.q3", 64, 256, 3, 64); }) << 0.15 << QByteArray();
+    QTest::newRow("gptq 3-bit act-order")
+        << Make([] { return gptq("l.q3a", 96, 128, 3, 32, false, true); }) << 0.15 << QByteArray();
+    QTest::newRow("gptq_v2 3-bit")
+        << Make([] { return gptq("l.v3", 32, 96, 3, 32, true); }) << 0.15
+        << QByteArray(R"({"quantization_config": {"quant_method": "gptq", "checkpoint_format": "gptq_v2"}})");
     QTest::newRow("gptq_v2 4-bit")
         << Make([] { return gptq("l.v2", 64, 128, 4, 32, true); }) << 0.08
         << QByteArray(R"({"quantization_config": {"quant_method": "gptq", "checkpoint_format": "gptq_v2"}})");
@@ -248,6 +292,87 @@ void tst_DequantValues::scheme()
     // Never over the source, and a failure leaves nothing.
     QVERIFY(!exportDequantizedNpy(path, path, *dq, wholeView(shape), reason));
     QVERIFY(QFile::exists(QString::fromStdString(path)));
+
+    // CSV: the plane as stored and transposed, a line per row; every value reads back to the very
+    // float32 the decoder gives (shortest float32 text), and the refusals of stored CSV hold.
+    for (bool transposed : { false, true }) {
+        const auto plane = planeView(shape, transposed ? last : last - 1, transposed ? last - 1 : last, {},
+            planeError);
+        const auto matrix = asMatrix(*plane);
+        const std::string csv = m_dir.filePath(QStringLiteral("%1-%2.csv")
+                                                    .arg(QLatin1String(QTest::currentDataTag()))
+                                                    .arg(transposed))
+                                    .toStdString();
+        QVERIFY2(exportDequantizedCsv(csv, path, *dq, *plane, reason), reason.c_str());
+        QFile text(QString::fromStdString(csv));
+        QVERIFY(text.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = text.readAll().split('\n');
+        QCOMPARE(qsizetype(lines.size()), qsizetype(matrix->rows + 1)); // the last line ends in '\n'
+        QVERIFY(lines.back().isEmpty());
+        for (std::uint64_t r = 0; r < matrix->rows; ++r) {
+            const QList<QByteArray> cells = lines[qsizetype(r)].split(',');
+            QCOMPARE(qsizetype(cells.size()), qsizetype(matrix->cols));
+            for (std::uint64_t c = 0; c < matrix->cols; ++c) {
+                const float read = std::strtof(cells[qsizetype(c)].constData(), nullptr);
+                float decoded = 0;
+                QVERIFY(dq->decodeGuarded(plane->base + r * matrix->rowStride + c * matrix->colStride, 1, &decoded));
+                if (std::memcmp(&read, &decoded, 4) != 0)
+                    QFAIL(qPrintable(QStringLiteral("CSV (%1, %2) reads back %3, decoded %4 (%5)")
+                                         .arg(r)
+                                         .arg(c)
+                                         .arg(double(read))
+                                         .arg(double(decoded))
+                                         .arg(QString::fromLatin1(cells[qsizetype(c)]))));
+                QVERIFY(cells[qsizetype(c)].size() <= 15); // float32 text, not a double's 17 digits
+            }
+        }
+    }
+    QVERIFY(!exportDequantizedCsv(path, path, *dq, *whole, reason));
+
+    // codeBytes ("Show in Hex" from a dequantized value): flipping the code's bits in the file
+    // changes that value alone; flipping the whole byte(s) changes exactly `sharing` values.
+    {
+        QFile source(QString::fromStdString(path));
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        const QByteArray original = source.readAll();
+        const auto &codesTensor = checkpoint->tensors()[view.weights().front().tensor];
+        const std::uint64_t start
+            = checkpoint->fileOf(codesTensor)->header().dataStart + codesTensor.info->begin;
+        const std::string flippedPath = m_dir.filePath(u"flipped.safetensors"_s).toStdString();
+        const std::vector<float> before = decodeAll(original, flippedPath, config);
+        QCOMPARE(before.size(), std::size_t(dq->elements()));
+        const std::uint64_t n = dq->elements();
+        for (const std::uint64_t e : { std::uint64_t(0), n - 1, n / 3 + 1, n / 2 + 10 }) {
+            const CodeBytes code = dq->codeBytes(e);
+            QVERIFY(code.length >= 1 && code.length <= 4 && code.shift < 8 && code.bits >= 2);
+            QVERIFY(start + code.offset + code.length <= std::uint64_t(original.size()));
+            // The code's bits inside the bytes given (a straddling code: the first word's part).
+            QByteArray bits = original;
+            for (unsigned b = 0; b < code.bits && code.shift + b < 8 * code.length; ++b) {
+                const std::uint64_t bit = code.shift + b;
+                bits[qsizetype(start + code.offset + bit / 8)] ^= char(1 << (bit % 8));
+            }
+            const auto one = changed(before, decodeAll(bits, flippedPath, config));
+            if (one != std::vector<std::uint64_t> { e })
+                QFAIL(qPrintable(QStringLiteral("element %1: flipping its code's bits changed %2 values, first %3")
+                                     .arg(e)
+                                     .arg(one.size())
+                                     .arg(one.empty() ? -1 : qint64(one.front()))));
+            QByteArray whole = original;
+            for (std::uint64_t k = 0; k < code.length; ++k)
+                whole[qsizetype(start + code.offset + k)] ^= char(0xFF);
+            const auto all = changed(before, decodeAll(whole, flippedPath, config));
+            QCOMPARE(std::uint64_t(all.size()), code.sharing);
+            QVERIFY(std::find(all.begin(), all.end(), e) != all.end());
+        }
+    }
+    const std::string refused = m_dir.filePath(u"refused.csv"_s).toStdString();
+    QVERIFY(!exportDequantizedCsv(refused, path, *dq, wholeView(std::vector<std::uint64_t> { 2, 2, 2 }), reason));
+    QVERIFY2(QString::fromStdString(reason).contains(u"one or two axes"_s), reason.c_str());
+    const StridedView beyond { 1, { ViewAxis { dq->elements(), 1, 0 } } }; // one element past the end
+    QVERIFY(!exportDequantizedCsv(refused, path, *dq, beyond, reason));
+    QCOMPARE(QString::fromStdString(reason), u"the view leaves the weight's logical shape"_s);
+    QVERIFY(!QFile::exists(QString::fromStdString(refused)));
 }
 
 QTEST_GUILESS_MAIN(tst_DequantValues)

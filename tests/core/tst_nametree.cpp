@@ -22,14 +22,17 @@ std::vector<std::string_view> views(const QStringList &names, std::vector<std::s
     return { storage.begin(), storage.end() };
 }
 
-// "a{b#0,b{c#1}}": a group's children in braces, a leaf with its index; checks rows and parents
+// "a{b#0,b{c#1}}": a group's children in braces, a leaf with its index (and its adopted children
+// in braces after it: "w#0{s#1}"); checks rows and parents
 // on the way, so a wrong row number fails every row of the table.
 std::string dump(const NameTree &tree, int id = NameTree::kRoot)
 {
     const NameTree::Node &node = tree.node(id);
     std::string out = id == NameTree::kRoot ? std::string() : std::string(node.name);
     if (!node.isGroup())
-        return out + '#' + std::to_string(node.leaf);
+        out += '#' + std::to_string(node.leaf);
+    if (!node.isGroup() && node.children.empty())
+        return out;
     out += '{';
     for (std::size_t row = 0; row < node.children.size(); ++row) {
         const int child = node.children[row];
@@ -125,6 +128,60 @@ private slots:
         const NameTree tree = NameTree::build(views({ u"a.b"_s, u"a.c"_s }, storage), NameTree::Layout::Flat);
         QCOMPARE(tree.find("a.c"), tree.nodeOfLeaf(1));
         QCOMPARE(tree.find("a"), -1); // no groups in a flat list
+    }
+
+    void adopt_data()
+    {
+        QTest::addColumn<QStringList>("names");
+        QTest::addColumn<bool>("flat");
+        QTest::addColumn<QList<int>>("pairs"); // child leaf, parent leaf, child, parent, …
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("gptq companions under qweight")
+            << QStringList { u"l.q.qweight"_s, u"l.q.qzeros"_s, u"l.q.scales"_s, u"l.q.g_idx"_s, u"l.n"_s }
+            << false << QList<int> { 1, 0, 2, 0, 3, 0 } << u"{l{n#4,q{qweight#0{g_idx#3,qzeros#1,scales#2}}}}"_s;
+        QTest::newRow("bnb: emptied groups go, names keep the rest of their path")
+            << QStringList { u"l.n.weight.absmax"_s, u"l.n.weight"_s, u"l.n.weight.quant_state.bitsandbytes__nf4"_s,
+                   u"l.n.bias"_s }
+            << false << QList<int> { 0, 1, 2, 1 }
+            << u"{l{n{bias#3,weight#1{weight.absmax#0,weight.quant_state.bitsandbytes__nf4#2}}}}"_s;
+        QTest::newRow("mxfp4 siblings")
+            << QStringList { u"e.up_scales"_s, u"e.up_blocks"_s } << false << QList<int> { 0, 1 }
+            << u"{e{up_blocks#1{up_scales#0}}}"_s;
+        QTest::newRow("flat: whole names")
+            << QStringList { u"a.w"_s, u"a.s"_s, u"b"_s } << true << QList<int> { 1, 0 } << u"{a.w#0{a.s#1},b#2}"_s;
+        QTest::newRow("skipped: other group, self, out of range, chains")
+            << QStringList { u"x.w"_s, u"y.s"_s, u"x.s"_s, u"x.t"_s } << false
+            << QList<int> { 1, 0, 0, 0, 9, 0, 0, 9, 2, 0, 3, 2, 0, 3 } << u"{x{t#3,w#0{s#2}},y{s#1}}"_s;
+        QTest::newRow("skipped: a moved leaf adopts nothing")
+            << QStringList { u"x.w"_s, u"x.s"_s, u"x.t"_s } << false << QList<int> { 1, 0, 2, 1 }
+            << u"{x{t#2,w#0{s#1}}}"_s;
+    }
+    void adopt()
+    {
+        QFETCH(QStringList, names);
+        QFETCH(bool, flat);
+        QFETCH(QList<int>, pairs);
+        QFETCH(QString, expected);
+        std::vector<std::string> storage;
+        const auto list = views(names, storage);
+        NameTree tree = NameTree::build(list, flat ? NameTree::Layout::Flat : NameTree::Layout::Tree);
+        std::vector<std::pair<std::size_t, std::size_t>> moves;
+        for (qsizetype k = 0; k + 1 < pairs.size(); k += 2)
+            moves.emplace_back(std::size_t(pairs[k]), std::size_t(pairs[k + 1]));
+        tree.adopt(moves);
+        QCOMPARE(QString::fromStdString(dump(tree)), expected);
+        // Every leaf keeps its whole name and is found by it; sums still reach every node.
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const int id = tree.nodeOfLeaf(i);
+            QCOMPARE(tree.node(id).leaf, static_cast<int>(i));
+            QCOMPARE(tree.path(id), std::string(list[i]));
+            QCOMPARE(tree.find(list[i]), id);
+        }
+        const auto counts = tree.sum<int>([](std::size_t) { return 1; }, [](int &into, int from) { into += from; });
+        QCOMPARE(counts[NameTree::kRoot], int(list.size()));
+        std::vector<std::size_t> below;
+        tree.forEachLeaf(NameTree::kRoot, [&](std::size_t leaf) { below.push_back(leaf); });
+        QCOMPARE(below.size(), list.size());
     }
 
     void sum()

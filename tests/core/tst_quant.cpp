@@ -95,6 +95,15 @@ void tst_Quant::scheme_data()
                                 << quint64(64) << 0.08 << QByteArray();
     QTest::newRow("gptq 8-bit") << Make([] { return gptq("l.q8", 32, 128, 8, 32); }) << "gptq" << 8u
                                 << quint64(32) << 0.01 << QByteArray();
+    // 2 bits as GPTQModel writes them (gptq_v2): with asymmetric groups a zero-point of 0 is common,
+    // and the v1 format's stored zero - 1 cannot hold it (AutoGPTQ's packer ORs in -1).
+    QTest::newRow("gptq_v2 2-bit")
+        << Make([] { return gptq("l.q2", 32, 128, 2, 32, true); }) << "gptq" << 2u << quint64(32) << 0.35
+        << QByteArray(R"({"quantization_config": {"quant_method": "gptq", "checkpoint_format": "gptq_v2"}})");
+    QTest::newRow("gptq 3-bit") << Make([] { return gptq("l.q3", 64, 256, 3, 64); }) << "gptq" << 3u
+                                << quint64(64) << 0.15 << QByteArray();
+    QTest::newRow("gptq 3-bit act-order") << Make([] { return gptq("l.q3a", 96, 128, 3, 32, false, true); })
+                                          << "gptq" << 3u << quint64(32) << 0.15 << QByteArray();
     QTest::newRow("gptq_v2 4-bit")
         << Make([] { return gptq("l.v2", 64, 128, 4, 32, true); }) << "gptq" << 4u << quint64(32) << 0.08
         << QByteArray(R"({"quantization_config": {"quant_method": "gptq", "checkpoint_format": "gptq_v2"}})");

@@ -65,16 +65,67 @@ std::vector<std::byte> halves(const std::vector<float> &values)
     return out;
 }
 
+// AutoGPTQ's pack loop (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py, QuantLinear.pack),
+// written out as the tool writes it: `rows` × `cols` codes packed along the rows into words of
+// 32 bits, 2/4/8 bits `32/bits` codes a word, 3 bits 32 codes into three words with codes 10 and
+// 21 split across a boundary. Kept literal (not a bit stream) so it checks the decoder's reading.
+std::vector<std::uint32_t> autoGptqPack(
+    const std::vector<std::uint32_t> &codes, std::uint64_t rows, std::uint64_t cols, unsigned bits)
+{
+    const std::uint64_t packedRows = rows * bits / 32; // 3 bits: rows a multiple of 32
+    std::vector<std::uint32_t> packed(packedRows * cols, 0);
+    const auto at = [&](std::uint64_t row) { return &packed[row * cols]; };
+    const auto in = [&](std::uint64_t row) { return &codes[row * cols]; };
+    std::uint64_t i = 0, row = 0;
+    while (row < packedRows) {
+        if (bits != 3) {
+            for (std::uint64_t j = i; j < i + 32 / bits; ++j)
+                for (std::uint64_t c = 0; c < cols; ++c)
+                    at(row)[c] |= in(j)[c] << (bits * (j - i));
+            i += 32 / bits;
+            row += 1;
+            continue;
+        }
+        for (std::uint64_t j = i; j < i + 10; ++j)
+            for (std::uint64_t c = 0; c < cols; ++c)
+                at(row)[c] |= in(j)[c] << (3 * (j - i));
+        i += 10;
+        for (std::uint64_t c = 0; c < cols; ++c)
+            at(row)[c] |= in(i)[c] << 30;
+        row += 1;
+        for (std::uint64_t c = 0; c < cols; ++c)
+            at(row)[c] |= (in(i)[c] >> 2) & 1;
+        i += 1;
+        for (std::uint64_t j = i; j < i + 10; ++j)
+            for (std::uint64_t c = 0; c < cols; ++c)
+                at(row)[c] |= in(j)[c] << (3 * (j - i) + 1);
+        i += 10;
+        for (std::uint64_t c = 0; c < cols; ++c)
+            at(row)[c] |= in(i)[c] << 31;
+        row += 1;
+        for (std::uint64_t c = 0; c < cols; ++c)
+            at(row)[c] |= (in(i)[c] >> 1) & 0x3;
+        i += 1;
+        for (std::uint64_t j = i; j < i + 10; ++j)
+            for (std::uint64_t c = 0; c < cols; ++c)
+                at(row)[c] |= in(j)[c] << (3 * (j - i) + 2);
+        i += 10;
+        row += 1;
+    }
+    return packed;
+}
+
 } // namespace
 
 QuantFixture gptq(const std::string &base, std::uint64_t out, std::uint64_t in, unsigned bits,
     std::uint64_t group, bool v2, bool actOrder)
 {
     QuantFixture f = start(base + ".weight", { out, in }, 21 + bits);
-    const unsigned pack = 32 / bits;
     const std::uint64_t groups = ceilDiv(in, group);
     const std::uint32_t mask = (1u << bits) - 1;
-    std::vector<std::uint32_t> qweight(in / pack * out, 0), qzeros(groups * (out / pack), 0);
+    // intweight [in, out] and the stored zeros transposed, [out, groups], both packed along
+    // their rows as AutoGPTQ packs qweight along the inputs and qzeros along the outputs.
+    std::vector<std::uint32_t> intweight(in * out, 0), zerosT(out * groups, 0);
     std::vector<float> scales(groups * out);
     // Act-order quantizes inputs in a permuted order (GPTQ's desc_act): input i joins the group
     // of its place in that order, here i·7 mod in (a permutation when in is prime to 7).
@@ -94,19 +145,25 @@ QuantFixture gptq(const std::string &base, std::uint64_t out, std::uint64_t in, 
             const Asym a = asymmetric(values.data(), values.size(), 1, bits);
             scales[g * out + o] = a.scale;
             // The gptq format stores zero - 1 (AutoGPTQ's pack: `zeros -= 1`); gptq_v2 the zero.
-            const std::uint32_t stored = (v2 ? a.zero : a.zero - 1) & mask;
-            qzeros[g * (out / pack) + o / pack] |= stored << (bits * (o % pack));
+            zerosT[o * groups + g] = (v2 ? a.zero : a.zero - 1) & mask;
             for (std::uint64_t i : members) {
                 const std::uint32_t q = quantizeAsym(f.original[o * in + i], a, bits);
-                qweight[(i / pack) * out + o] |= q << (bits * (i % pack));
+                intweight[i * out + o] = q;
                 f.expected[o * in + i] = a.scale * (static_cast<float>(q) - static_cast<float>(a.zero));
             }
         }
     }
+    const std::vector<std::uint32_t> qweight = autoGptqPack(intweight, in, out, bits);
+    const std::vector<std::uint32_t> packedZerosT = autoGptqPack(zerosT, out, groups, bits);
+    const std::uint64_t zeroWords = out * bits / 32;
+    std::vector<std::uint32_t> qzeros(groups * zeroWords);
+    for (std::uint64_t w = 0; w < zeroWords; ++w)
+        for (std::uint64_t g = 0; g < groups; ++g)
+            qzeros[g * zeroWords + w] = packedZerosT[w * groups + g];
     for (std::uint64_t i = 0; i < in; ++i)
         put(gidx, static_cast<std::int32_t>(groupOf[i]));
-    addTensor(f, base + ".qweight", DType::I32, { in / pack, out }, words(qweight));
-    addTensor(f, base + ".qzeros", DType::I32, { groups, out / pack }, words(qzeros));
+    addTensor(f, base + ".qweight", DType::I32, { in * bits / 32, out }, words(qweight));
+    addTensor(f, base + ".qzeros", DType::I32, { groups, zeroWords }, words(qzeros));
     addTensor(f, base + ".scales", DType::F16, { groups, out }, halves(scales));
     addTensor(f, base + ".g_idx", DType::I32, { in }, std::move(gidx));
     return f;

@@ -32,7 +32,9 @@ QuantFixture fp8Block(
 QuantFixture fp8Scaled(const std::string &base, std::uint64_t out, std::uint64_t in, bool perChannel);
 // gpt-oss: `base`_blocks U8 [rows, groups, 16] + `base`_scales U8 [rows, groups].
 QuantFixture mxfp4(const std::string &base, std::uint64_t rows, std::uint64_t groups);
-// AutoGPTQ (v1: zeros stored minus one) or GPTQModel v2, 4 or 8 bits, asymmetric groups.
+// AutoGPTQ (v1: zeros stored minus one) or GPTQModel v2, 2, 3, 4 or 8 bits, asymmetric groups,
+// packed by AutoGPTQ's own loop (3 bits: `out` and `in` multiples of 32). In v1 a group whose
+// zero-point is 0 cannot be stored (zero - 1 underflows, as in AutoGPTQ): use v2 for 2 bits.
 QuantFixture gptq(const std::string &base, std::uint64_t out, std::uint64_t in, unsigned bits,
     std::uint64_t group, bool v2 = false, bool actOrder = false);
 // AutoAWQ GEMM 4-bit, interleaved packing.

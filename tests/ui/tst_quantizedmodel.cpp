@@ -1,9 +1,10 @@
 // The GUI on quantized checkpoints: the tree shows a quantized weight's scheme, logical shape and
-// effective parameters (companions count none); the Overview lists the schemes with their bits
+// effective parameters (companions count none, and are its children); the Overview lists the schemes with their bits
 // per weight and share; the histogram shows dequantized values unless "Raw codes" is ticked.
 #include "ui/common/qtformat.h"
 #include "ui/document/checkpointview.h"
 #include "ui/document/overviewpane.h"
+#include "ui/document/tensorfiltermodel.h"
 #include "ui/document/tensortreemodel.h"
 #include "ui/histogram/histogrampane.h"
 
@@ -12,6 +13,8 @@
 #include "tests/support/quantfixtures.h"
 
 #include <QAbstractItemModelTester>
+#include <QDir>
+#include <QFile>
 #include <QCheckBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -30,7 +33,10 @@ class tst_QuantizedModel : public QObject {
 private slots:
     void initTestCase();
     void treeShowsLogicalWeights();
+    void companionsAreChildren();
+    void companionsSelectable();
     void overviewListsSchemes();
+    void overviewSaysNotRecognised();
     void histogramDequantizes();
     void screenshots();
 
@@ -98,6 +104,83 @@ void tst_QuantizedModel::treeShowsLogicalWeights()
     QCOMPARE(model.totals(model.indexOfPath(u"model.layers.0.mlp.down_proj"_s)).parameters, 64ull * 256);
 }
 
+void tst_QuantizedModel::companionsAreChildren()
+{
+    const auto checkpoint = open(u"gptq.safetensors"_s);
+    const auto view = std::make_shared<const QuantView>(QuantView::build(*checkpoint));
+    TensorTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    TensorFilterModel filter;
+    filter.setSourceModel(&model);
+    QAbstractItemModelTester filterTester(&filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setCheckpoint(checkpoint);
+    const TensorTreeModel::Totals stored = model.totals({});
+    const QModelIndex storedGroup = model.indexOfPath(u"model.layers.0.mlp.down_proj"_s);
+    QCOMPARE(model.rowCount(storedGroup), 4); // g_idx, qweight, qzeros, scales side by side
+    model.setQuantView(view);
+
+    for (bool flat : { false, true }) {
+        model.setFlat(flat);
+        const QModelIndex codes = model.indexOfPath(u"model.layers.0.mlp.down_proj.qweight"_s);
+        QVERIFY(codes.isValid());
+        QVERIFY(!(model.flags(codes) & Qt::ItemNeverHasChildren));
+        QCOMPARE(model.rowCount(codes), 3);
+        QStringList children;
+        for (int row = 0; row < 3; ++row) {
+            const QModelIndex child = model.index(row, 0, codes);
+            QCOMPARE(child.parent(), codes);
+            QVERIFY(model.flags(child) & Qt::ItemNeverHasChildren);
+            QVERIFY(model.tensorAt(child)); // a tensor row: selectable, shown like any tensor
+            children << child.data(TensorTreeModel::FullPathRole).toString();
+            QCOMPARE(child.data(TensorTreeModel::ParametersRole).toULongLong(), 0ull);
+            QCOMPARE(model.indexOfPath(children.back()), child);
+        }
+        QCOMPARE(children,
+            (QStringList { u"model.layers.0.mlp.down_proj.g_idx"_s, u"model.layers.0.mlp.down_proj.qzeros"_s,
+                u"model.layers.0.mlp.down_proj.scales"_s }));
+        if (!flat) {
+            // Named by what follows the weight's group; the group holds the weight alone.
+            QCOMPARE(model.index(2, 0, codes).data().toString(), u"scales"_s);
+            QCOMPARE(model.rowCount(codes.parent()), 1);
+        } else {
+            // One root row per tensor that is not a companion: 4 weights, 3 norms.
+            QCOMPARE(model.rowCount(), 7);
+        }
+        // Totals: the model's counts every tensor once, effective parameters; the weight's row
+        // sums its companions like a group.
+        QCOMPARE(model.totals({}).tensors, stored.tensors);
+        QCOMPARE(model.totals({}).bytes, stored.bytes);
+        QCOMPARE(model.totals({}).parameters, view->effectiveParameters());
+        const TensorTreeModel::Totals weight = model.totals(codes);
+        QCOMPARE(weight.tensors, 4u);
+        QCOMPARE(weight.parameters, 64ull * 256);
+        QCOMPARE(weight.bytes, m_down.bytes);
+        QCOMPARE(codes.data(TensorTreeModel::TensorIndexRole).toInt() >= 0, true);
+
+        // A filter on a companion's name shows it under its weight, and counts only what matches.
+        filter.setPattern(u"down_proj.scales"_s);
+        QCOMPARE(filter.matchCount(), 2u);
+        const QModelIndex shownScales = filter.mapFromSource(model.indexOfPath(u"model.layers.0.mlp.down_proj.scales"_s));
+        QVERIFY(shownScales.isValid());
+        QCOMPARE(filter.mapToSource(shownScales.parent()), codes);
+        QCOMPARE(filter.rowCount(shownScales.parent()), 1);
+        filter.setPattern(u"down_proj.qweight"_s);
+        QCOMPARE(filter.matchCount(), 2u);
+        QCOMPARE(filter.rowCount(filter.mapFromSource(codes)), 0); // its companions do not match
+        QCOMPARE(filter.totals({}).parameters, 2 * 64ull * 256);
+        filter.setPattern({});
+    }
+}
+
+void tst_QuantizedModel::companionsSelectable()
+{
+    CheckpointView view(open(u"gptq.safetensors"_s), u"gptq.safetensors"_s);
+    QVERIFY(view.selectPath(u"model.layers.1.mlp.up_proj.qzeros"_s));
+    QVERIFY(view.overviewPane()->plainText().contains(u"Companion of"_s));
+    QVERIFY(view.selectPath(u"model.layers.1.mlp.up_proj.qweight"_s));
+    QVERIFY(view.overviewPane()->plainText().contains(u"Logical shape"_s));
+}
+
 void tst_QuantizedModel::overviewListsSchemes()
 {
     CheckpointView view(open(u"gptq.safetensors"_s), u"gptq.safetensors"_s);
@@ -117,6 +200,23 @@ void tst_QuantizedModel::overviewListsSchemes()
     // A group's overview is not the model's: no quantization section.
     QVERIFY(view.selectPath(u"model.layers.0"_s));
     QVERIFY(!view.overviewPane()->plainText().contains(u"Effective parameters"_s));
+}
+
+void tst_QuantizedModel::overviewSaysNotRecognised()
+{
+    // A config.json naming a method whose tensors match no layout read here.
+    QVERIFY(QDir(m_dir.path()).mkpath(u"hqq"_s));
+    QFile config(m_dir.filePath(u"hqq/config.json"_s));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write(R"({"quantization_config": {"quant_method": "hqq<b>", "nbits": 4}})");
+    config.close();
+    std::string error;
+    QVERIFY(writeFixtures(m_dir.filePath(u"hqq/model.safetensors"_s).toStdString(),
+        { plainBf16("model.norm.weight", { 64 }) }, error));
+    CheckpointView view(open(u"hqq/model.safetensors"_s), u"model.safetensors"_s);
+    const QString text = view.overviewPane()->plainText();
+    QVERIFY2(text.contains(u"Not recognised: config.json says quant_method “hqq<b>”"_s), qPrintable(text));
+    QVERIFY(!text.contains(u"Effective parameters"_s));
 }
 
 void tst_QuantizedModel::histogramDequantizes()

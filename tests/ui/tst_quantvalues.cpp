@@ -7,6 +7,8 @@
 #include "tests/support/quantfixtures.h"
 #include "ui/document/checkpointview.h"
 #include "ui/document/tensortreemodel.h"
+#include "ui/hex/hexpane.h"
+#include "ui/hex/hexview.h"
 #include "ui/histogram/histogrampane.h"
 #include "ui/values/exportdialog.h"
 #include "ui/values/heatmappane.h"
@@ -29,10 +31,31 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 using namespace Qt::StringLiterals;
 using namespace stb;
 using namespace stb::test;
+
+namespace {
+
+// Runs the dialog's export to `out` and waits for it: the file's bytes, nullopt when it failed.
+std::optional<QByteArray> exportedBytes(ExportDialog &dialog, const QString &out)
+{
+    dialog.setTarget(out);
+    QSignalSpy exported(&dialog, &ExportDialog::exported);
+    QSignalSpy failed(&dialog, &ExportDialog::failed);
+    if (!dialog.startExport()
+        || !QTest::qWaitFor([&] { return exported.count() + failed.count() > 0; }, 20000)
+        || exported.count() != 1)
+        return std::nullopt;
+    QFile file(out);
+    if (!file.open(QIODevice::ReadOnly))
+        return std::nullopt;
+    return file.readAll();
+}
+
+} // namespace
 
 class tst_QuantValues : public QObject {
     Q_OBJECT
@@ -45,6 +68,8 @@ private slots:
     void heatmapSummarisesDequantized();
     void rawCodesIsOneSetting();
     void exportDialogDequantizes();
+    void showCodeInHex_data();
+    void showCodeInHex();
     void treeBadges_data();
     void treeBadges();
     void screenshots();
@@ -234,16 +259,9 @@ void tst_QuantValues::exportDialogDequantizes()
             dequantizedTensor(*m_checkpoint, *m_quant, index), raw);
         QCOMPARE(dialog.dequantizing(), !raw);
         QCOMPARE(dialog.conversionText().contains(u"dequantized and written as float32"_s), !raw);
-        const QString out = m_dir.filePath(raw ? u"raw.npy"_s : u"dq.npy"_s);
-        dialog.setTarget(out);
-        QSignalSpy exported(&dialog, &ExportDialog::exported);
-        QSignalSpy failed(&dialog, &ExportDialog::failed);
-        QVERIFY(dialog.startExport());
-        QVERIFY(QTest::qWaitFor([&] { return exported.count() + failed.count() > 0; }, 20000));
-        QCOMPARE(exported.count(), 1);
-        QFile file(out);
-        QVERIFY(file.open(QIODevice::ReadOnly));
-        const QByteArray npy = file.readAll();
+        const auto written = exportedBytes(dialog, m_dir.filePath(raw ? u"raw.npy"_s : u"dq.npy"_s));
+        QVERIFY(written);
+        const QByteArray &npy = *written;
         const int length = quint8(npy[8]) | (quint8(npy[9]) << 8);
         const QByteArray dict = npy.mid(10, length);
         if (raw) {
@@ -257,6 +275,63 @@ void tst_QuantValues::exportDialogDequantizes()
         for (std::size_t e = 0; e < back.size(); ++e)
             QVERIFY(std::fabs(back[e] - f.expected[e]) <= 1e-6f * std::fabs(f.expected[e]));
     }
+    // CSV of the dequantized values: offered, described, and written in the logical shape.
+    ExportDialog dialog(m_checkpoint, *codes, std::nullopt, nullptr,
+        dequantizedTensor(*m_checkpoint, *m_quant, index), false);
+    dialog.setFormat(ExportDialog::Format::Csv);
+    QVERIFY2(dialog.messageText().contains(u"16,384 values"_s), qPrintable(dialog.messageText()));
+    QVERIFY2(dialog.conversionText().contains(u"Dequantized values as text"_s), qPrintable(dialog.conversionText()));
+    const auto csv = exportedBytes(dialog, m_dir.filePath(u"dq.csv"_s));
+    QVERIFY(csv);
+    const QList<QByteArray> lines = csv->trimmed().split('\n');
+    QCOMPARE(lines.size(), qsizetype(64));
+    for (qsizetype r = 0; r < lines.size(); ++r) {
+        const QList<QByteArray> cells = lines[r].split(',');
+        QCOMPARE(cells.size(), qsizetype(256));
+        for (qsizetype c = 0; c < cells.size(); ++c) {
+            const float expected = f.expected[std::size_t(r * 256 + c)];
+            QVERIFY(std::fabs(cells[c].toFloat() - expected) <= 1e-6f * std::fabs(expected));
+        }
+    }
+}
+
+void tst_QuantValues::showCodeInHex_data()
+{
+    QTest::addColumn<QString>("codes");
+    QTest::addColumn<quint64>("element"); // logical flat index
+    QTest::addColumn<quint64>("byte"); // of the codes tensor, worked out from the layout by hand
+    QTest::addColumn<QString>("note");
+    // GPTQ [64, 256]: (3, 9) is input 9 of output 3: word (9 / 8, 3) = 67, nibble 1 = byte 0's high.
+    QTest::newRow("gptq") << u"model.layers.0.mlp.down_proj.qweight"_s << quint64(3 * 256 + 9) << quint64(4 * 67)
+                          << u"4-bit code is bits 4–7 of this byte; 2 values share the byte"_s;
+    // AWQ [64, 256]: (5, 7) is in word (7, 0) = 56, nibble slot 6 (order 0 2 4 6 1 3 5 7) = byte 3's low.
+    QTest::newRow("awq") << u"l.a.qweight"_s << quint64(5 * 256 + 7) << quint64(4 * 56 + 3)
+                         << u"4-bit code is bits 0–3 of this byte; 2 values share the byte"_s;
+    // FP8: one byte per value, nobody shares it.
+    QTest::newRow("fp8-block") << u"l.fp8.weight"_s << quint64(1234) << quint64(1234)
+                               << u"8-bit code is bits 0–7 of this byte."_s;
+}
+
+void tst_QuantValues::showCodeInHex()
+{
+    QFETCH(QString, codes);
+    QFETCH(quint64, element);
+    QFETCH(quint64, byte);
+    QFETCH(QString, note);
+    CheckpointView view(m_checkpoint, u"quant"_s);
+    view.resize(1000, 700);
+    view.show();
+    QVERIFY(view.selectPath(codes));
+    view.setCurrentPane(CheckpointView::ValuesTab);
+    QVERIFY(view.valuesPane()->showsDequantized());
+    QVERIFY(view.valuesPane()->goToElement(element));
+    QVERIFY(view.valuesPane()->showCurrentInHex());
+    QCOMPARE(view.currentPane(), CheckpointView::HexTab);
+    const Checkpoint::Tensor *t = tensor(codes.toStdString());
+    QCOMPARE(view.hexPane()->view()->cursorOffset(), m_checkpoint->fileOf(*t)->header().dataStart + t->info->begin + byte);
+    QVERIFY2(view.hexPane()->elementText().contains(note), qPrintable(view.hexPane()->elementText()));
+    if (const QString dir = qEnvironmentVariable("STB_SCREENSHOT_DIR"); !dir.isEmpty() && QTest::currentDataTag() == "gptq"_ba)
+        QVERIFY(view.grab().save(dir + u"/quant-gptq-hex.png"_s));
 }
 
 void tst_QuantValues::treeBadges_data()

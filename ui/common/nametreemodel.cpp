@@ -55,7 +55,7 @@ Qt::ItemFlags NameTreeModel::flags(const QModelIndex &index) const
     if (!index.isValid())
         return Qt::NoItemFlags;
     Qt::ItemFlags flags = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
-    if (!node(index).isGroup())
+    if (!node(index).isGroup() && node(index).children.empty()) // a weight's leaf may hold companions
         flags |= Qt::ItemNeverHasChildren;
     return flags;
 }

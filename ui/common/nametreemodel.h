@@ -8,7 +8,8 @@ namespace stb {
 
 // The structure of a QAbstractItemModel over a NameTree, which the tensor tree and both sides of
 // a compare window share: a row per node in the tree's order, the node id as the index's
-// internalId (the root, id 0, is the invalid index), groups with children, tensors without.
+// internalId (the root, id 0, is the invalid index), groups with children, tensors without
+// (unless the tree adopted some under a tensor: a quantized weight's companions).
 // Subclasses say which tree is shown (none: an empty model) and how many columns, and give the
 // data.
 class NameTreeModel : public QAbstractItemModel {

@@ -369,7 +369,7 @@ void CheckpointView::createPanes()
     for (QCheckBox *box : { m_histogram->rawCodesToggle(), m_values->rawCodesToggle(), m_heatmap->rawCodesToggle() })
         m_rawCodes->follow(box);
     connect(m_values, &ValuesPane::byteRequested, this,
-        [this](quint64 offset, int shard) { jumpToOffset(offset, shard, QString()); });
+        [this](quint64 offset, int shard, const QString &note) { jumpToOffset(offset, shard, QString(), note); });
     connect(m_heatmap, &HeatmapPane::elementActivated, this, [this](quint64 flat) {
         setCurrentPane(ValuesTab);
         m_values->goToElement(flat);
@@ -401,7 +401,8 @@ void CheckpointView::createPanes()
     m_dirty.assign(static_cast<std::size_t>(m_panes->count()), true);
     connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::updatePane);
     connect(m_panes, &QTabWidget::currentChanged, this, &CheckpointView::currentPaneChanged);
-    connect(m_diagnostics, &DiagnosticsPane::offsetActivated, this, &CheckpointView::jumpToOffset);
+    connect(m_diagnostics, &DiagnosticsPane::offsetActivated, this,
+        [this](quint64 offset, int shard, const QString &tensor) { jumpToOffset(offset, shard, tensor); });
     connect(m_hex, &HexPane::offsetEntered, this, &CheckpointView::onOffsetEntered);
     connect(m_audit, &AuditView::tensorSelected, this, [this](const QString &name) { selectPath(name); });
     connect(m_histogram, &HistogramPane::locateRequested, this, &CheckpointView::locateInValues);
@@ -593,7 +594,7 @@ std::size_t CheckpointView::shownShard() const
     return m_shard;
 }
 
-void CheckpointView::jumpToOffset(quint64 offset, int shard, const QString &tensor)
+void CheckpointView::jumpToOffset(quint64 offset, int shard, const QString &tensor, const QString &note)
 {
     if (!tensor.isEmpty())
         selectPath(tensor);
@@ -604,7 +605,7 @@ void CheckpointView::jumpToOffset(quint64 offset, int shard, const QString &tens
         m_shardPicker->setShard(m_shard);
     m_dirty[HexTab] = true;
     setCurrentPane(HexTab);
-    m_hex->goToOffset(offset);
+    m_hex->goToOffset(offset, note);
 }
 
 // An offset typed into the Hex pane: when it lies in another tensor, that tensor becomes the

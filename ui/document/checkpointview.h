@@ -140,7 +140,8 @@ private:
     void createPanes();
     void onSelectionChanged();
     void updatePane(int pane);
-    void jumpToOffset(quint64 offset, int shard, const QString &tensor);
+    // `note`, when given, is shown under the Hex pane's element line (hexpane.h).
+    void jumpToOffset(quint64 offset, int shard, const QString &tensor, const QString &note = {});
     void copyName();
     void onFilterChanged(const QString &text);
     void onOffsetEntered(quint64 offset);

@@ -122,6 +122,13 @@ void OverviewPane::showGroup(const QString &title, const TensorTreeModel::Totals
     html += u"</table>"_s;
     if (quant && !quant->empty())
         html += quantizationSection(*quant);
+    else if (quant && quant->config() && !quant->config()->method.empty())
+        // config.json names a method none of whose layouts the tensors match: say so, never guess.
+        html += u"<h4>%1</h4><p>%2</p>"_s.arg(tr("Quantization"),
+            tr("Not recognised: config.json says quant_method “%1”, but no tensor has a layout this browser "
+               "reads; values are shown as stored.")
+                .arg(shownName(quant->config()->method, 40))
+                .toHtmlEscaped());
     m_text->setHtml(html);
 }
 

@@ -39,7 +39,7 @@ TensorTreeModel::Totals tensorTotals(const TensorInfo &info)
 // Only the root, with zero totals: the rows of no checkpoint.
 std::shared_ptr<const TensorTreeModel::Rows> TensorTreeModel::emptyRows(bool flat)
 {
-    return std::make_shared<const Rows>(Rows { NameTree(), std::vector<Totals>(1), flat, nullptr });
+    return std::make_shared<const Rows>(Rows { NameTree(), std::vector<Totals>(1), {}, flat, nullptr });
 }
 
 TensorTreeModel::TensorTreeModel(QObject *parent)
@@ -58,16 +58,21 @@ std::shared_ptr<const TensorTreeModel::Rows> TensorTreeModel::prepare(
     auto rows = std::make_shared<Rows>();
     rows->flat = flat;
     rows->tree = NameTree::build(names, flat ? NameTree::Layout::Flat : NameTree::Layout::Tree);
-    rows->totals = rows->tree.sum<Totals>(
-        [&](std::size_t i) {
-            Totals totals = tensorTotals(*tensors[i].info);
-            if (const std::ptrdiff_t w = quant ? quant->weightOfCodes(i) : -1; w >= 0)
-                totals.parameters = quant->weights()[static_cast<std::size_t>(w)].parameters;
-            else if (quant && quant->weightOfCompanion(i) >= 0)
-                totals.parameters = 0; // scales, zero-points, state: not parameters
-            return totals;
-        },
-        accumulate);
+    rows->own.resize(tensors.size());
+    std::vector<std::pair<std::size_t, std::size_t>> companions; // companion tensor -> codes tensor
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        Totals &totals = rows->own[i] = tensorTotals(*tensors[i].info);
+        if (const std::ptrdiff_t w = quant ? quant->weightOfCodes(i) : -1; w >= 0) {
+            const QuantizedWeight &weight = quant->weights()[static_cast<std::size_t>(w)];
+            totals.parameters = weight.parameters;
+            for (const QuantCompanion &c : weight.companions)
+                companions.emplace_back(c.tensor, i);
+        } else if (quant && quant->weightOfCompanion(i) >= 0) {
+            totals.parameters = 0; // scales, zero-points, state: not parameters
+        }
+    }
+    rows->tree.adopt(companions);
+    rows->totals = rows->tree.sum<Totals>([&](std::size_t i) { return rows->own[i]; }, accumulate);
     rows->quant = std::move(quant);
     return rows;
 }
@@ -189,7 +194,7 @@ std::vector<TensorTreeModel::Totals> TensorTreeModel::totalsWhere(
     for (std::size_t id = 1; id < tree.size(); ++id) {
         const int leaf = tree.nodes()[id].leaf;
         if (leaf >= 0 && keep(static_cast<std::size_t>(leaf)))
-            values[id] = m_rows->totals[id]; // a tensor's own totals (effective parameters included)
+            values[id] = m_rows->own[static_cast<std::size_t>(leaf)]; // not its companions' (below it)
     }
     // Children have larger ids than their parents (NameTree::sum): one backward pass.
     for (std::size_t id = tree.size() - 1; id > 0 && id < tree.size(); --id)

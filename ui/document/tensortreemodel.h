@@ -50,6 +50,7 @@ public:
     struct Rows {
         NameTree tree; // leaf i is Checkpoint::tensors()[i]
         std::vector<Totals> totals; // per node, in effective parameters when `quant` is given
+        std::vector<Totals> own; // per leaf: the tensor's own, without the companions under it
         bool flat = false;
         std::shared_ptr<const QuantView> quant;
     };
@@ -62,8 +63,10 @@ public:
     // with them), or nullptr to build them here, without quantization.
     void setCheckpoint(std::shared_ptr<const Checkpoint> checkpoint, std::shared_ptr<const Rows> rows = {});
     // The checkpoint's quantization: a quantized weight's codes show its scheme ("gptq 4-bit") as
-    // their dtype, its logical shape and its logical element count; companions count no
-    // parameters, so every total is in effective parameters. Null: every tensor as stored.
+    // their dtype, its logical shape and its logical element count; its companions (scales,
+    // zeros, g_idx, state) are the children of that row, count no parameters, and the weight's row
+    // sums them like a group (its size is the codes' and companions' bytes), so every total is in
+    // effective parameters. Null: every tensor as stored, no tensor under another.
     void setQuantView(std::shared_ptr<const QuantView> view);
     const std::shared_ptr<const Checkpoint> &checkpoint() const { return m_checkpoint; }
     void setFlat(bool flat);

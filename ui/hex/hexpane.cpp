@@ -94,6 +94,18 @@ void HexPane::goToOffset(quint64 offset)
     m_view->goToOffset(offset);
 }
 
+void HexPane::goToOffset(quint64 offset, const QString &note)
+{
+    m_view->goToOffset(offset);
+    if (note.isEmpty())
+        return;
+    // The element line is rewritten on the next cursor move, which drops the note with it. The
+    // note comes first: the line is one line, cut at the pane's edge.
+    const QString element = m_view->cursorElement();
+    m_element->setText(element.isEmpty() ? note : note + u"  ·  "_s + element);
+    m_element->show();
+}
+
 void HexPane::setStale(bool stale)
 {
     m_view->setStale(stale);

@@ -33,6 +33,9 @@ public:
     // Tints the tensor and opens the view at its first byte (nullptr: clears the tint only).
     void setTensor(const TensorInfo *tensor);
     void goToOffset(quint64 offset);
+    // goToOffset, then `note` before the element line's text until the cursor moves (what the byte
+    // holds for the pane that asked: "its 4-bit code is bits 4–7 of this byte; 2 values share it").
+    void goToOffset(quint64 offset, const QString &note);
     void setStale(bool stale);
     void focusGoToOffset();
     // The pane's own Ctrl+G. A window that binds Ctrl+G itself (a menu entry calling

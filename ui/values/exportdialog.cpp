@@ -232,11 +232,6 @@ std::optional<StridedView> ExportDialog::chosenView(QString &why) const
         }
     }
     if (m_format->currentIndex() == int(Format::Csv)) {
-        if (dequantizing()) {
-            why = tr("CSV writes stored values: tick Raw codes for the codes, or choose .npy for the "
-                     "dequantized values");
-            return std::nullopt;
-        }
         if (view->axes.size() > 2) {
             why = tr("CSV holds a 1-D or 2-D slice; this one has %1 axes: export the plane or a slice, "
                      "or choose .npy")
@@ -282,7 +277,10 @@ QString ExportDialog::conversionText() const
 {
     const DType dtype = m_tensor.info->dtype;
     if (m_format->currentIndex() == int(Format::Csv))
-        return tr("Values as text: floats in the shortest form that reads back exactly, nan/inf by name.");
+        return dequantizing()
+            ? tr("Dequantized values as text: float32 in the shortest form that reads back exactly, nan/inf "
+                 "by name (tick Raw codes for the stored codes).")
+            : tr("Values as text: floats in the shortest form that reads back exactly, nan/inf by name.");
     if (dequantizing()) {
         const QuantizedWeight &w = *m_dequantized->weight;
         return tr("The %1 %2-bit codes of %3 are dequantized and written as float32 values in the weight's "
@@ -345,7 +343,8 @@ bool ExportDialog::startExport()
             std::string error;
             const ScannedPages pages(file->mapping(), file->tensorBytes(*info)); // cached before stays
             const bool ok = dequantizer
-                ? exportDequantizedNpy(out, file->path(), *dequantizer, view, error, stop, progress)
+                ? (csv ? exportDequantizedCsv(out, file->path(), *dequantizer, view, error, stop, progress)
+                       : exportDequantizedNpy(out, file->path(), *dequantizer, view, error, stop, progress))
                 : csv ? exportCsv(
                       out, file->path(), info->dtype, file->tensorBytes(*info), view, error, stop, progress)
                       : exportNpy(out, file->path(), info->dtype, file->tensorBytes(*info), view, raw, error,

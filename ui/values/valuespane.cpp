@@ -359,25 +359,43 @@ void ValuesPane::copySelection()
     QApplication::clipboard()->setText(selectionText());
 }
 
-std::optional<quint64> ValuesPane::byteOf(const QModelIndex &cell) const
+std::optional<ValuesPane::CellBytes> ValuesPane::byteOf(const QModelIndex &cell) const
 {
-    if (!cell.isValid() || !m_tensor || m_dequantized)
-        return std::nullopt; // a dequantized value has no byte of its own (its code may share one)
+    if (!cell.isValid() || !m_tensor)
+        return std::nullopt;
     const auto flat = cell.data(ValueTableModel::FlatIndexRole).toULongLong();
     const SafetensorsFile *file = m_checkpoint->fileOf(*m_tensor);
-    return file->header().dataStart + m_tensor->info->begin + flat * dtypeBits(m_tensor->info->dtype) / 8;
+    const std::uint64_t start = file->header().dataStart + m_tensor->info->begin;
+    if (!m_dequantized)
+        return CellBytes { start + flat * dtypeBits(m_tensor->info->dtype) / 8, {} };
+    // A dequantized value: the byte(s) of its code in the codes tensor, which it may share.
+    const CodeBytes code = m_dequantized->dequantizer->codeBytes(flat);
+    QString note = code.length == 1
+        ? tr("Its %1-bit code is bits %2–%3 of this byte")
+              .arg(code.bits)
+              .arg(code.shift)
+              .arg(code.shift + std::min(code.bits, 8 - code.shift) - 1)
+        : tr("Its %1-bit code starts at bit %2 of this byte and runs over %3 bytes")
+              .arg(code.bits)
+              .arg(code.shift)
+              .arg(code.length);
+    if (code.continues)
+        note += tr(", then into the next packed word");
+    if (code.sharing > 1)
+        note += tr("; %1 values share %2")
+                    .arg(code.sharing)
+                    .arg(code.length == 1 ? tr("the byte") : tr("these bytes"));
+    return CellBytes { start + code.offset, note + u'.' };
 }
 
 bool ValuesPane::showCurrentInHex()
 {
-    const auto offset = byteOf(m_table->currentIndex());
-    if (!offset) {
-        setMessage(m_dequantized
-                ? tr("A dequantized value has no byte of its own: tick Raw codes to see the codes")
-                : tr("Select an element first (Locate or Go to selects one)"));
+    const auto bytes = byteOf(m_table->currentIndex());
+    if (!bytes) {
+        setMessage(tr("Select an element first (Locate or Go to selects one)"));
         return false;
     }
-    emit byteRequested(*offset, int(m_tensor->shard));
+    emit byteRequested(bytes->offset, int(m_tensor->shard), bytes->note);
     return true;
 }
 
@@ -385,9 +403,9 @@ void ValuesPane::showContextMenu(const QPoint &position)
 {
     QMenu menu(this);
     menu.addAction(tr("Copy"), this, &ValuesPane::copySelection);
-    if (const auto offset = byteOf(m_table->indexAt(position))) {
-        menu.addAction(tr("Show in Hex"), this,
-            [this, offset = *offset] { emit byteRequested(offset, int(m_tensor->shard)); });
+    if (const auto bytes = byteOf(m_table->indexAt(position))) {
+        menu.addAction(m_dequantized ? tr("Show Code in Hex") : tr("Show in Hex"), this,
+            [this, bytes = *bytes] { emit byteRequested(bytes.offset, int(m_tensor->shard), bytes.note); });
     }
     menu.exec(m_table->viewport()->mapToGlobal(position));
 }

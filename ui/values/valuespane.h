@@ -55,7 +55,9 @@ public:
     // ("Maximum 7.5 at [1, 2, 3], flat 23"); located() reports whether there was such an element.
     // The one Locate path: the Histogram pane and the audit table come here too.
     void locate(LocateTarget target);
-    // "Show in Hex" for the current cell: byteRequested with its first byte; false without one.
+    // "Show in Hex" for the current cell: byteRequested with its first byte (a dequantized value:
+    // the first byte holding its code, and a note saying which bits and how many values share
+    // them); false without one.
     bool showCurrentInHex();
     // Tab-separated values of the selection's bounding rectangle, rows on lines.
     QString selectionText() const;
@@ -71,8 +73,9 @@ public:
 signals:
     // Locate ended: found the element, or there is none (message set).
     void located(bool found);
-    // "Show in Hex" on a cell: the element's first byte in the file of shard `shard`.
-    void byteRequested(quint64 offset, int shard);
+    // "Show in Hex" on a cell: the element's first byte in the file of shard `shard`; `note`
+    // says more when the value is not the byte's alone (a packed code), else empty.
+    void byteRequested(quint64 offset, int shard, const QString &note);
 
 private:
     void reload();
@@ -82,7 +85,11 @@ private:
     void copySelection();
     void showContextMenu(const QPoint &position);
     void goToLocated(LocateTarget target, const LocateResult &result);
-    std::optional<quint64> byteOf(const QModelIndex &cell) const;
+    struct CellBytes {
+        quint64 offset = 0; // in the shard's file
+        QString note; // for a packed code: its bits, and the values sharing its byte
+    };
+    std::optional<CellBytes> byteOf(const QModelIndex &cell) const;
     void setMessage(const QString &text);
 
     std::shared_ptr<const Checkpoint> m_checkpoint;
