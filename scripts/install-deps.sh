@@ -6,7 +6,7 @@
 #                                   build the differential test's oracle offline, so it always runs)
 set -euo pipefail
 
-build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev libqt6opengl6-dev nlohmann-json3-dev libxxhash-dev libssl-dev libgl-dev)
+build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev libqt6opengl6-dev nlohmann-json3-dev libxxhash-dev libssl-dev zlib1g-dev libgl-dev)
 run=(qt6-qpa-plugins fonts-dejavu-core)
 test=(clang libclang-rt-14-dev xvfb xauth xdotool imagemagick python3-numpy
       cargo librust-serde-json-dev librust-serde-derive-dev

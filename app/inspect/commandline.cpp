@@ -3,31 +3,15 @@
 #include "core/text/pathbytes.h"
 #include "core/text/textformat.h"
 
-#include <QCommandLineParser>
-
 #include <cstdio>
-
-using namespace Qt::StringLiterals;
 
 namespace stb::inspect {
 
 namespace {
 
-QString qt(std::string_view text)
-{
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
-
-// The bytes an argument stood for (main decodes argv with pathToUtf16): a path or a tensor name
-// reaches open() byte for byte, even when it is not UTF-8.
-std::string bytes(const QString &argument)
-{
-    return pathFromUtf16(argument.toStdU16String());
-}
-
 std::string optionSyntax(const OptionSpec &option)
 {
-    // A one-letter name is a short option (-o), as QCommandLineParser reads it.
+    // A one-letter name is a short option (-o).
     std::string syntax = (option.name.size() == 1 ? "-" : "--") + std::string(option.name);
     if (!option.valueName.empty())
         syntax += " " + std::string(option.valueName);
@@ -89,48 +73,143 @@ std::string commandHelp(const Command &command)
     return text;
 }
 
-qsizetype commandIndex(const QStringList &arguments)
+std::ptrdiff_t commandIndex(std::span<const std::string> arguments)
 {
-    for (qsizetype i = 1; i < arguments.size(); ++i) {
-        if (!arguments[i].startsWith(u'-'))
-            return i;
+    for (std::size_t i = 1; i < arguments.size(); ++i) {
+        if (!arguments[i].starts_with('-'))
+            return static_cast<std::ptrdiff_t>(i);
     }
     return -1;
 }
 
-Parsed parseCommandArguments(const Command &command, const QStringList &arguments)
-{
-    QCommandLineParser parser;
-    const QCommandLineOption helpOption(QStringList { u"h"_s, u"help"_s });
-    parser.addOption(helpOption);
-    for (const OptionSpec &spec : command.options) {
-        QCommandLineOption option(qt(spec.name));
-        option.setValueName(qt(spec.valueName));
-        parser.addOption(option);
+namespace {
+
+// The options of one command line: what was set (flags map to ""), the operands, the first error.
+class OptionReader {
+public:
+    OptionReader(const Command &command, std::span<const std::string> arguments)
+        : m_command(command)
+        , m_arguments(arguments)
+    { }
+
+    // False after the first error (its text in error()).
+    bool read()
+    {
+        bool operandsOnly = false;
+        for (m_at = 0; m_at < m_arguments.size() && m_error.empty(); ++m_at) {
+            const std::string &argument = m_arguments[m_at];
+            if (operandsOnly || argument == "-" || !argument.starts_with('-'))
+                m_operands.push_back(argument);
+            else if (argument == "--")
+                operandsOnly = true;
+            else if (argument.starts_with("--"))
+                readLong(std::string_view(argument).substr(2));
+            else
+                readShorts(std::string_view(argument).substr(1));
+        }
+        return m_error.empty();
     }
-    // QCommandLineParser ignores the first element (the program name).
-    if (!parser.parse(QStringList { u"safetensors-inspect"_s } + arguments))
+
+    bool helpAsked() const { return m_help; }
+    const std::string &error() const { return m_error; }
+    std::vector<std::string> &operands() { return m_operands; }
+    std::map<std::string, std::string, std::less<>> &values() { return m_values; }
+
+private:
+    const OptionSpec *find(std::string_view name) const
+    {
+        for (const OptionSpec &spec : m_command.options) {
+            if (spec.name == name)
+                return &spec;
+        }
+        return nullptr;
+    }
+
+    // --name, --name=value, --name value
+    void readLong(std::string_view text)
+    {
+        const std::size_t equals = text.find('=');
+        const std::string_view name = text.substr(0, equals);
+        if ((name == "help" || name == "h") && equals == std::string_view::npos) {
+            m_help = true;
+            return;
+        }
+        const OptionSpec *spec = find(name);
+        if (!spec) {
+            m_error = "Unknown option '" + printable(std::string(name)) + "'.";
+        } else if (spec->valueName.empty()) {
+            if (equals != std::string_view::npos)
+                m_error = "Unexpected value after '--" + std::string(name) + "'.";
+            else
+                m_values[std::string(name)];
+        } else if (equals != std::string_view::npos) {
+            m_values[std::string(name)] = std::string(text.substr(equals + 1));
+        } else {
+            takeNext(*spec);
+        }
+    }
+
+    // -h, -ab (flags), -oVALUE, -o VALUE
+    void readShorts(std::string_view letters)
+    {
+        for (std::size_t i = 0; i < letters.size(); ++i) {
+            const std::string_view name = letters.substr(i, 1);
+            if (name == "h") {
+                m_help = true;
+                continue;
+            }
+            const OptionSpec *spec = find(name);
+            if (!spec) {
+                m_error = "Unknown option '" + printable(std::string(name)) + "'.";
+                return;
+            }
+            if (spec->valueName.empty()) {
+                m_values[std::string(name)];
+                continue;
+            }
+            if (i + 1 < letters.size())
+                m_values[std::string(name)] = std::string(letters.substr(i + 1));
+            else
+                takeNext(*spec);
+            return;
+        }
+    }
+
+    void takeNext(const OptionSpec &spec)
+    {
+        const std::string syntax = (spec.name.size() == 1 ? "-" : "--") + std::string(spec.name);
+        if (m_at + 1 >= m_arguments.size())
+            m_error = "Missing value after '" + syntax + "'.";
+        else
+            m_values[std::string(spec.name)] = m_arguments[++m_at];
+    }
+
+    const Command &m_command;
+    std::span<const std::string> m_arguments;
+    std::size_t m_at = 0;
+    bool m_help = false;
+    std::string m_error;
+    std::vector<std::string> m_operands;
+    std::map<std::string, std::string, std::less<>> m_values;
+};
+
+} // namespace
+
+Parsed parseCommandArguments(const Command &command, std::span<const std::string> arguments)
+{
+    OptionReader reader(command, arguments);
+    if (!reader.read())
         return { std::nullopt,
             usageError(command,
-                printable(bytes(parser.errorText())) + "\n" + std::string(command.name) + " takes "
-                    + validOptions(command)) };
-    if (parser.isSet(helpOption)) {
+                reader.error() + "\n" + std::string(command.name) + " takes " + validOptions(command)) };
+    if (reader.helpAsked()) {
         std::fputs(commandHelp(command).c_str(), stdout);
         return { std::nullopt, Ok };
     }
-
-    std::vector<std::string> files;
-    for (const QString &operand : parser.positionalArguments())
-        files.push_back(bytes(operand));
+    std::vector<std::string> &files = reader.operands();
     if (files.size() < command.minFiles || files.size() > command.maxFiles)
         return { std::nullopt, usageError(command, operandCountError(command, files.size())) };
-
-    std::map<std::string, std::string, std::less<>> values;
-    for (const OptionSpec &spec : command.options) {
-        if (parser.isSet(qt(spec.name)))
-            values.emplace(spec.name, bytes(parser.value(qt(spec.name))));
-    }
-    return { Invocation(command, std::move(files), std::move(values)), Ok };
+    return { Invocation(command, std::move(files), std::move(reader.values())), Ok };
 }
 
 } // namespace stb::inspect

@@ -8,10 +8,8 @@
 #include "core/values/atomicfile.h"
 #include "core/values/colourscale.h"
 #include "core/values/heatmap.h"
+#include "core/values/pngwriter.h"
 #include "core/values/valuesjson.h"
-
-#include <QBuffer>
-#include <QImage>
 
 #include <charconv>
 #include <cstdio>
@@ -77,8 +75,6 @@ int runHeatmap(const Invocation &invocation)
         return Findings;
     }
     if (invocation.isSet("o")) {
-        // Qt's QImage (Qt6::Gui, no display needed) writes the PNG: the same encoder the browser's
-        // screenshots use, rather than a PNG writer of our own.
         const std::string out = invocation.value("o");
         if (summary->cellRows == 0 || summary->cellCols == 0) {
             std::fprintf(
@@ -87,17 +83,11 @@ int runHeatmap(const Invocation &invocation)
         }
         const std::vector<Rgb> pixels
             = cellColours(*summary, scaleFor(*summary, defaultColourRange(*summary)));
-        const QImage image(reinterpret_cast<const uchar *>(pixels.data()), int(summary->cellCols),
-            int(summary->cellRows), int(summary->cellCols) * 3, QImage::Format_RGB888);
-        // Encoded in memory, written by path bytes: QImage::save(QString) would lose a path that
-        // is not UTF-8 (pathbytes.h).
-        QByteArray png;
-        QBuffer buffer(&png);
-        buffer.open(QIODevice::WriteOnly);
+        // Encoded in memory, written by path bytes (a path need not be UTF-8), whole or not at all.
+        const std::string png = encodePng(pixels, summary->cellCols, summary->cellRows);
         AtomicFile file;
-        if (!image.save(&buffer, "PNG") || !file.open(out, selected->file->path(), error)
-            || !file.write(png.constData(), static_cast<std::size_t>(png.size()), error)
-            || !file.commit(error)) {
+        if (png.empty() || !file.open(out, selected->file->path(), error)
+            || !file.write(png.data(), png.size(), error) || !file.commit(error)) {
             std::fprintf(stderr, "%s: cannot write the PNG file%s%s\n", printable(out).c_str(),
                 error.empty() ? "" : ": ", error.c_str());
             return Findings;

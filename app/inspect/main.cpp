@@ -2,38 +2,35 @@
 #include "commandline.h"
 
 #include "core/io/openfilelimit.h"
-#include "core/text/pathbytes.h"
 #include "core/text/textformat.h"
-
-#include <QCoreApplication>
 
 #include <clocale>
 #include <cstdio>
-
-using namespace Qt::StringLiterals;
+#include <string>
+#include <vector>
 
 namespace {
 
 // No command given: only --help and --version mean something.
-int runWithoutCommand(const QStringList &arguments)
+int runWithoutCommand(const std::vector<std::string> &arguments)
 {
-    const QString option = arguments.value(1);
-    if (option == u"-h"_s || option == u"--help"_s) {
+    const std::string option = arguments.size() > 1 ? arguments[1] : std::string();
+    if (option == "-h" || option == "--help") {
         std::fputs(stb::inspect::overviewHelp().c_str(), stdout);
         return stb::inspect::Ok;
     }
-    if (option == u"-v"_s || option == u"--version"_s) {
+    if (option == "-v" || option == "--version") {
         std::printf("safetensors-inspect %s\n", STB_VERSION);
         return stb::inspect::Ok;
     }
-    if (option.isEmpty())
+    if (option.empty())
         std::fprintf(
             stderr, "safetensors-inspect: no command given\n\n%s", stb::inspect::overviewHelp().c_str());
     else
         std::fprintf(stderr,
             "safetensors-inspect: unknown option '%s' before a command\n"
             "Try 'safetensors-inspect --help'.\n",
-            stb::printable(stb::pathFromUtf16(option.toStdU16String())).c_str());
+            stb::printable(option).c_str());
     return stb::inspect::Usage;
 }
 
@@ -42,27 +39,22 @@ int runWithoutCommand(const QStringList &arguments)
 int main(int argc, char *argv[])
 {
     stb::raiseOpenFileLimit(); // headroom for models of many shards
-    QCoreApplication app(argc, argv);
-    QCoreApplication::setApplicationName(u"safetensors-inspect"_s);
-    QCoreApplication::setApplicationVersion(QStringLiteral(STB_VERSION));
     std::setlocale(LC_NUMERIC, "C"); // numbers in our output never follow the user's locale
 
-    // From argv, not QCoreApplication::arguments(): a path's bytes survive (pathbytes.h).
-    QStringList arguments;
-    for (int i = 0; i < argc; ++i)
-        arguments.push_back(QString::fromStdU16String(stb::pathToUtf16(argv[i])));
-    const qsizetype at = stb::inspect::commandIndex(arguments);
+    // argv's bytes: a path that is not UTF-8 survives.
+    std::vector<std::string> arguments(argv, argv + argc);
+    const std::ptrdiff_t at = stb::inspect::commandIndex(arguments);
     if (at < 0)
         return runWithoutCommand(arguments);
-    const QString name = arguments.takeAt(at);
-    const stb::inspect::Command *command = stb::inspect::findCommand(name.toStdString());
+    const std::string name = arguments[static_cast<std::size_t>(at)];
+    arguments.erase(arguments.begin() + at);
+    const stb::inspect::Command *command = stb::inspect::findCommand(name);
     if (!command) {
-        std::fprintf(stderr, "safetensors-inspect: unknown command '%s'\n\n%s",
-            stb::printable(stb::pathFromUtf16(name.toStdU16String())).c_str(),
+        std::fprintf(stderr, "safetensors-inspect: unknown command '%s'\n\n%s", stb::printable(name).c_str(),
             stb::inspect::overviewHelp().c_str());
         return stb::inspect::Usage;
     }
-    arguments.removeFirst(); // the program
-    const stb::inspect::Parsed parsed = stb::inspect::parseCommandArguments(*command, arguments);
+    const stb::inspect::Parsed parsed
+        = stb::inspect::parseCommandArguments(*command, std::span(arguments).subspan(1)); // not the program
     return parsed.invocation ? command->run(*parsed.invocation) : parsed.exitCode;
 }

@@ -27,7 +27,8 @@ std::uint64_t validateTensors(Header &header, const std::vector<std::size_t> &or
     const auto add = [&header](Diagnostic d) { header.diagnostics.add(std::move(d)); };
     for (std::size_t idx : order) {
         const TensorInfo &t = header.tensors[idx];
-        const std::string name = quotedName(t.name);
+        // Only for a message: escaping every name of a valid header was 3% of `check`.
+        const auto name = [&t] { return quotedName(t.name); };
         if (t.begin != start || t.end < t.begin) {
             std::string why;
             if (t.end < t.begin)
@@ -38,7 +39,7 @@ std::uint64_t validateTensors(Header &header, const std::vector<std::size_t> &or
             else
                 why = "begins at " + formatCount(t.begin) + " but the previous tensor ends at "
                     + formatCount(start) + ": they overlap by " + formatCount(start - t.begin) + " bytes";
-            add(diagnose(Rule::Offsets, "tensor " + name + " data_offsets [" + std::to_string(t.begin) + ", "
+            add(diagnose(Rule::Offsets, "tensor " + name() + " data_offsets [" + std::to_string(t.begin) + ", "
                               + std::to_string(t.end) + "] " + why,
                           t.headerOffset, t.name));
         }
@@ -46,7 +47,7 @@ std::uint64_t validateTensors(Header &header, const std::vector<std::size_t> &or
         start = t.end;
         const auto count = t.elementCount();
         if (!count) {
-            add(diagnose(Rule::Overflow, "tensor " + name + ": the element count of shape "
+            add(diagnose(Rule::Overflow, "tensor " + name() + ": the element count of shape "
                               + formatShape(t.shape) + " overflows 64 bits",
                           t.headerOffset, t.name));
             continue;
@@ -54,7 +55,7 @@ std::uint64_t validateTensors(Header &header, const std::vector<std::size_t> &or
         const unsigned bits = dtypeBits(t.dtype);
         if (*count > UINT64_MAX / bits) {
             add(diagnose(Rule::Overflow,
-                "tensor " + name + ": " + formatCount(*count) + " elements of "
+                "tensor " + name() + ": " + formatCount(*count) + " elements of "
                     + std::string(dtypeName(t.dtype)) + " overflow 64 bits of size",
                 t.headerOffset, t.name));
             continue;
@@ -62,7 +63,7 @@ std::uint64_t validateTensors(Header &header, const std::vector<std::size_t> &or
         const std::uint64_t nbits = *count * bits;
         if (nbits % 8 != 0) {
             add(diagnose(Rule::SubByte,
-                "tensor " + name + ": " + formatCount(*count) + " elements of " + formatCount(bits) + "-bit "
+                "tensor " + name() + ": " + formatCount(*count) + " elements of " + formatCount(bits) + "-bit "
                     + std::string(dtypeName(t.dtype)) + " make " + formatCount(nbits)
                     + " bits, not a whole number of bytes",
                 t.headerOffset, t.name));
@@ -70,7 +71,7 @@ std::uint64_t validateTensors(Header &header, const std::vector<std::size_t> &or
         }
         if (orderedExtent && t.end - t.begin != nbits / 8) {
             add(diagnose(Rule::Size,
-                "tensor " + name + ": data_offsets span " + formatCount(t.end - t.begin) + " bytes but "
+                "tensor " + name() + ": data_offsets span " + formatCount(t.end - t.begin) + " bytes but "
                     + std::string(dtypeName(t.dtype)) + " " + formatShape(t.shape) + " needs "
                     + formatCount(nbits / 8),
                 t.headerOffset, t.name));

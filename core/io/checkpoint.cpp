@@ -52,6 +52,7 @@ std::shared_ptr<const Checkpoint> Checkpoint::open(
         checkpoint->m_shards.push_back(file);
         checkpoint->m_shardNames.push_back(path.substr(path.rfind('/') + 1));
         checkpoint->m_shardTargets.push_back(linkTarget(path));
+        checkpoint->m_tensors.reserve(file->header().tensors.size());
         for (const auto &t : file->header().tensors)
             checkpoint->m_tensors.push_back({&t, 0});
         return checkpoint;

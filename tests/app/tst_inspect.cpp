@@ -76,6 +76,14 @@ private slots:
         QTest::newRow("option of another command") << QStringList{u"check"_s, u"--bins"_s, u"5"_s, u"VALID"_s} << 2;
         QTest::newRow("option before the command") << QStringList{u"--json"_s, u"check"_s, u"VALID"_s} << 0;
         QTest::newRow("unknown option, no command") << QStringList{u"--frob"_s} << 2;
+        // The forms QCommandLineParser took, which the CLI's own reader keeps.
+        QTest::newRow("value after =") << QStringList{u"audit"_s, u"--bins=3"_s, u"VALID"_s} << 0;
+        QTest::newRow("value missing at the end") << QStringList{u"audit"_s, u"VALID"_s, u"--bins"_s} << 2;
+        QTest::newRow("a flag given a value") << QStringList{u"check"_s, u"--json=yes"_s, u"VALID"_s} << 2;
+        QTest::newRow("option after the operand") << QStringList{u"check"_s, u"VALID"_s, u"--json"_s} << 0;
+        QTest::newRow("-- ends the options") << QStringList{u"check"_s, u"--"_s, u"VALID"_s} << 0;
+        QTest::newRow("after --, an option is an operand") << QStringList{u"info"_s, u"VALID"_s, u"--"_s, u"--json"_s} << 2;
+        QTest::newRow("help among flags") << QStringList{u"check"_s, u"-h"_s} << 0;
         QTest::newRow("audit --bins not a number") << QStringList{u"audit"_s, u"--bins"_s, u"x"_s, u"VALID"_s} << 2;
         QTest::newRow("audit --bins not whole") << QStringList{u"audit"_s, u"--bins"_s, u"2.5"_s, u"VALID"_s} << 2;
         QTest::newRow("audit --bins 0") << QStringList{u"audit"_s, u"--bins"_s, u"0"_s, u"VALID"_s} << 2;

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include <sys/resource.h>
+
 namespace stb::bench {
 
 // Median wall time in milliseconds of `runs` calls of fn.
@@ -55,6 +57,26 @@ template<typename Fn> double medianThreadCpuMs(int runs, Fn &&fn)
         const double start = now();
         fn();
         times.push_back(now() - start);
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+// Median CPU time (user + system) in milliseconds of `runs` runs of a shell command and the
+// processes it starts: like medianThreadCpuMs, robust to other work on a shared machine.
+inline double medianChildCpuMs(int runs, const std::string &command)
+{
+    auto childrenMs = [] {
+        rusage usage {};
+        ::getrusage(RUSAGE_CHILDREN, &usage);
+        const auto ms = [](const timeval &t) { return t.tv_sec * 1e3 + t.tv_usec / 1e3; };
+        return ms(usage.ru_utime) + ms(usage.ru_stime);
+    };
+    std::vector<double> times;
+    for (int i = 0; i < runs; ++i) {
+        const double start = childrenMs();
+        (void)std::system(command.c_str());
+        times.push_back(childrenMs() - start);
     }
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
