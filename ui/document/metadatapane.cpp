@@ -51,6 +51,8 @@ MetadataPane::MetadataPane(QWidget *parent)
     m_tree->setAlternatingRowColors(true);
     m_tree->header()->setSectionResizeMode(0, QHeaderView::Interactive);
     m_tree->header()->resizeSection(0, 260);
+    // A path keeps its file name in sight, a size its bytes' end; the tooltip has it all.
+    m_tree->setTextElideMode(Qt::ElideMiddle);
     m_tree->setContextMenuPolicy(Qt::ActionsContextMenu);
     auto *whole = new QAction(tr("Show Whole Value"), m_tree);
     m_tree->addAction(whole);
@@ -223,6 +225,10 @@ void MetadataPane::showFile(const Checkpoint &checkpoint, std::size_t shard)
             addValue(indexSection, elidedText(key), value); // JSON text: objects unfold, strings show bare
         }
     }
+    // The keys are short words, the values paths and sizes: give the values the room (at
+    // 1024 px a fixed 260 px key column left "15.0 GiB (16,060,556…").
+    m_tree->resizeColumnToContents(0);
+    m_tree->header()->resizeSection(0, std::clamp(m_tree->header()->sectionSize(0) + 12, 120, 260));
 }
 
 } // namespace stb

@@ -26,6 +26,7 @@ void accumulate(TensorTreeModel::Totals &into, const TensorTreeModel::Totals &fr
     into.parameters = addSaturated(into.parameters, from.parameters);
     into.bytes = addSaturated(into.bytes, from.bytes);
     into.dtypeMask |= from.dtypeMask;
+    into.missing += from.missing;
 }
 
 TensorTreeModel::Totals tensorTotals(const TensorInfo &info)
@@ -61,6 +62,8 @@ std::shared_ptr<const TensorTreeModel::Rows> TensorTreeModel::prepare(
     rows->totals = rows->tree.sum<Totals>(
         [&](std::size_t i) {
             Totals totals = tensorTotals(*tensors[i].info);
+            const SafetensorsFile *file = checkpoint.fileOf(tensors[i]);
+            totals.missing = file && !file->complete(*tensors[i].info);
             if (const std::ptrdiff_t w = quant ? quant->weightOfCodes(i) : -1; w >= 0)
                 totals.parameters = quant->weights()[static_cast<std::size_t>(w)].parameters;
             else if (quant && quant->weightOfCompanion(i) >= 0)
@@ -231,12 +234,15 @@ QVariant TensorTreeModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         return displayData(index);
     case Qt::DecorationRole:
-        if (index.column() == NameColumn && !missingBytesText(index).isEmpty())
+        if (index.column() == NameColumn && totals.missing > 0)
             return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
         return {};
     case Qt::ToolTipRole:
         if (index.column() == NameColumn) {
-            const QString missing = missingBytesText(index);
+            const QString missing = n.isGroup() && totals.missing > 0
+                ? tr("%1 with bytes past the end of the file")
+                      .arg(countNoun(totals.missing, tr("tensor"), tr("tensors")))
+                : missingBytesText(index);
             const QString name = shownName(fullPath(index).toStdString(), 400);
             return missing.isEmpty() ? name : name + u'\n' + missing;
         }
