@@ -216,7 +216,7 @@ void tst_LayoutMapView::narrowBlocksGetLabels()
     const auto file = write(u"llama.safetensors"_s, test::rawFile(json + "}", offset));
     QVERIFY(file && file->header().valid());
     LayoutMapView view;
-    view.resize(390, 560);
+    view.resize(408, 640);
     view.setFile(file);
     int mlpBlocks = 0, narrow = 0, split = 0;
     const auto &tensors = file->header().tensors;
@@ -234,7 +234,10 @@ void tst_LayoutMapView::narrowBlocksGetLabels()
             continue;
         }
         narrow += width < 48;
-        QVERIFY2(painted.contains(role), qPrintable(u"%1 (%2 px): \"%3\""_s.arg(name).arg(width).arg(painted)));
+        // The role whole ("up_proj", "3.up_proj") or its start ("down_p…"), never nothing.
+        const QString start = painted.endsWith(u'…') ? painted.chopped(1) : QString();
+        QVERIFY2(painted.contains(role) || (start.size() >= 3 && role.startsWith(start)),
+            qPrintable(u"%1 (%2 px): \"%3\""_s.arg(name).arg(width).arg(painted)));
     }
     QCOMPARE(mlpBlocks, 96);
     QVERIFY2(split <= 16, qPrintable(u"%1 blocks cut by a row's end"_s.arg(split)));

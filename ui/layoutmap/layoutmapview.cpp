@@ -211,7 +211,7 @@ void LayoutMapView::paintLabel(
 // neighbouring "…k_proj.weight" and "…v_proj.weight" never look alike; when that does not fit,
 // its short form without the segments all labels share ("11.down_proj"), then in a smaller
 // font, then its last segment ("down_proj", which the block's place among its neighbours and
-// its tooltip complete), and last the short form cut in the middle if a few characters remain.
+// its tooltip complete), and last that segment cut at its end if a few characters remain.
 std::pair<QString, QFont> LayoutMapView::fitLabel(std::size_t index, int width) const
 {
     if (width < kMinLabelWidth || index >= m_extents.size())
@@ -233,8 +233,9 @@ std::pair<QString, QFont> LayoutMapView::fitLabel(std::size_t index, int width) 
         if (metrics.horizontalAdvance(t.text) <= width - (t.small ? 4 : 8))
             return { t.text, t.small ? small : font() };
     }
-    const QString cut = smallMetrics.elidedText(shorter, Qt::ElideMiddle, width - 4);
-    if (cut.size() < 4) // "a…z" names nothing
+    // A role's name differs at its start ("down_proj", "gate_proj"): keep that.
+    const QString cut = smallMetrics.elidedText(last, Qt::ElideRight, width - 4);
+    if (cut.size() < 4) // "ab…" names nothing
         return {};
     return { cut, small };
 }
