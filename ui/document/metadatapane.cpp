@@ -225,10 +225,23 @@ void MetadataPane::showFile(const Checkpoint &checkpoint, std::size_t shard)
             addValue(indexSection, elidedText(key), value); // JSON text: objects unfold, strings show bare
         }
     }
-    // The keys are short words, the values paths and sizes: give the values the room (at
-    // 1024 px a fixed 260 px key column left "15.0 GiB (16,060,556…").
-    m_tree->resizeColumnToContents(0);
-    m_tree->header()->resizeSection(0, std::clamp(m_tree->header()->sectionSize(0) + 12, 120, 260));
+    m_keysWidth = static_cast<QAbstractItemView *>(m_tree)->sizeHintForColumn(0) + 12; // protected in QTreeView
+    fitKeyColumn();
+}
+
+// The keys are mostly short words, the values paths and sizes: the key column is as wide as its
+// keys but at most 2/5 of the pane (at 1024 px a fixed 260 px left "15.0 GiB (16,060,556…"; a
+// shard's long name is cut in the middle instead, whole in its tooltip and at 1600 px).
+void MetadataPane::fitKeyColumn()
+{
+    const int most = std::max(120, width() * 2 / 5);
+    m_tree->header()->resizeSection(0, std::clamp(m_keysWidth, 120, most));
+}
+
+void MetadataPane::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitKeyColumn();
 }
 
 } // namespace stb
