@@ -5,6 +5,7 @@
 
 #include <QAction>
 #include <QHeaderView>
+#include <QStyledItemDelegate>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -29,9 +30,24 @@ constexpr qsizetype kMaxTipChars = 4000; // tooltips of huge values stay readabl
 constexpr std::size_t kMaxUnfoldBytes = 1 << 20;
 constexpr int kLongTextRole = Qt::UserRole + 1; // index into m_long
 
+// Keys are cut at their end: shard names differ early ("model-00001-of-…"), not in the middle
+// where the values (paths) are cut.
+class KeyDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        option->textElideMode = Qt::ElideRight;
+    }
+};
+
 QTreeWidgetItem *addItem(QTreeWidgetItem *parent, const QString &key, const QString &value)
 {
     auto *item = new QTreeWidgetItem(parent, { key, value });
+    item->setToolTip(0, key);
     item->setToolTip(1, value.size() > kMaxTipChars ? value.left(kMaxTipChars) + u'…' : value);
     return item;
 }
@@ -53,6 +69,7 @@ MetadataPane::MetadataPane(QWidget *parent)
     m_tree->header()->resizeSection(0, 260);
     // A path keeps its file name in sight, a size its bytes' end; the tooltip has it all.
     m_tree->setTextElideMode(Qt::ElideMiddle);
+    m_tree->setItemDelegateForColumn(0, new KeyDelegate(m_tree));
     m_tree->setContextMenuPolicy(Qt::ActionsContextMenu);
     auto *whole = new QAction(tr("Show Whole Value"), m_tree);
     m_tree->addAction(whole);
