@@ -20,6 +20,7 @@
 #include <QRegularExpression>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStyle>
@@ -299,8 +300,10 @@ void AuditView::fitNameColumn()
         if (c != AuditModel::NameColumn)
             others += c == last ? naturalWidth(c) : header->sectionSize(c);
     }
-    header->resizeSection(AuditModel::NameColumn,
-        std::max(naturalWidth(AuditModel::NameColumn), m_table->viewport()->width() - others));
+    // The table's width less its frame and a vertical scrollbar, shown or not yet (rows arrive
+    // after the resize): the viewport's own width changes under us when the scrollbar appears.
+    const int room = m_table->width() - 2 * m_table->frameWidth() - m_table->verticalScrollBar()->sizeHint().width();
+    header->resizeSection(AuditModel::NameColumn, std::max(naturalWidth(AuditModel::NameColumn), room - others));
 }
 
 void AuditView::resizeEvent(QResizeEvent *event)
