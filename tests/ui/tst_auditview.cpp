@@ -17,10 +17,12 @@
 #include <QCheckBox>
 #include <QCryptographicHash>
 #include <QFile>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -80,6 +82,7 @@ private slots:
     void exportsWhatIsShown();
     void ignoresAreRememberedPerFolder();
     void summaryWording();
+    void nameTakesTheRoom();
     void diagnosticsShowTheAudit();
     void sha256OfEachFile();
     void screenshot();
@@ -444,6 +447,26 @@ void tst_AuditView::summaryWording()
 
 // The Diagnostics pane says that values are the audit's business, links to it, and shows its
 // findings once it ran.
+// A wide window gives its room to the names (the last column used to stretch over nothing
+// while names were cut); a narrow one keeps 26 digits of name and scrolls the numbers sideways.
+void tst_AuditView::nameTakesTheRoom()
+{
+    runAudit();
+    QTableView *table = m_audit->table();
+    QHeaderView *header = table->horizontalHeader();
+    const int digit = table->fontMetrics().horizontalAdvance(u'0');
+    m_view->resize(1600, 1000);
+    QTRY_VERIFY(table->viewport()->width() > 1200);
+    const int last = header->logicalIndex(header->count() - 1);
+    QTRY_VERIFY2(header->sectionSize(AuditModel::NameColumn) > 40 * digit,
+        qPrintable(QString::number(header->sectionSize(AuditModel::NameColumn))));
+    QVERIFY2(header->sectionSize(last) < 20 * digit, qPrintable(QString::number(header->sectionSize(last))));
+    QCOMPARE(table->horizontalScrollBar()->maximum(), 0); // every column whole, none cut at the edge
+    m_view->resize(700, 700);
+    QTRY_COMPARE(header->sectionSize(AuditModel::NameColumn), 26 * digit + 12);
+    QVERIFY(table->horizontalScrollBar()->maximum() > 0);
+}
+
 void tst_AuditView::diagnosticsShowTheAudit()
 {
     DiagnosticsPane *pane = m_view->diagnosticsPane();

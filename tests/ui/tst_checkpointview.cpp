@@ -583,21 +583,22 @@ void tst_CheckpointView::sizesAreLabelled()
 void tst_CheckpointView::missingBytesAreMarked()
 {
     const QString path = m_dir.filePath(u"truncated.safetensors"_s);
-    const std::string json = R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
-                             R"("b":{"dtype":"F32","shape":[4],"data_offsets":[16,32]},)"
-                             R"("c":{"dtype":"F32","shape":[400],"data_offsets":[32,1632]}})";
+    const std::string json = R"({"ok.a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+                             R"("lost.b":{"dtype":"F32","shape":[4],"data_offsets":[16,32]},)"
+                             R"("lost.deep.c":{"dtype":"F32","shape":[400],"data_offsets":[32,1632]}})";
     QVERIFY(test::writeBytes(path.toStdString(), test::rawFile(json, 20)));
     CheckpointView view(open(path), u"truncated.safetensors"_s);
     QVERIFY2(view.summaryText().endsWith(u"2 tensors have missing bytes"_s), qPrintable(view.summaryText()));
     const auto *model = static_cast<TensorTreeModel *>(view.filterModel()->sourceModel());
     const quint64 dataStart = view.checkpoint()->shards()[0]->header().dataStart;
     const quint64 fileSize = dataStart + 20;
-    QVERIFY(model->missingBytesText(model->indexOfPath(u"a"_s)).isEmpty());
-    QVERIFY(model->indexOfPath(u"a"_s).data(Qt::DecorationRole).isNull());
+    QVERIFY(model->missingBytesText(model->indexOfPath(u"ok.a"_s)).isEmpty());
+    QVERIFY(model->indexOfPath(u"ok.a"_s).data(Qt::DecorationRole).isNull());
     const struct {
         QString name;
         quint64 begin, end;
-    } missing[] { { u"b"_s, fileSize, dataStart + 32 }, { u"c"_s, dataStart + 32, dataStart + 1632 } };
+    } missing[] { { u"lost.b"_s, fileSize, dataStart + 32 },
+        { u"lost.deep.c"_s, dataStart + 32, dataStart + 1632 } };
     for (const auto &m : missing) {
         const QModelIndex index = model->indexOfPath(m.name);
         const QString expected = u"bytes %1–%2 lie past the end of the file (file is %3 bytes)"_s.arg(
@@ -605,6 +606,18 @@ void tst_CheckpointView::missingBytesAreMarked()
         QCOMPARE(model->missingBytesText(index), expected);
         QCOMPARE(index.data(Qt::ToolTipRole).toString(), m.name + u'\n' + expected);
         QVERIFY(!index.data(Qt::DecorationRole).value<QIcon>().isNull());
+    }
+    // Groups: a collapsed one holding such tensors carries the icon and counts them.
+    const struct {
+        QString group;
+        QString tip; // empty: no icon
+    } groups[] { { u"ok"_s, {} }, { u"lost"_s, u"lost\n2 tensors with bytes past the end of the file"_s },
+        { u"lost.deep"_s, u"lost.deep\n1 tensor with bytes past the end of the file"_s } };
+    for (const auto &g : groups) {
+        const QModelIndex index = model->indexOfPath(g.group);
+        QVERIFY(index.data(TensorTreeModel::IsGroupRole).toBool());
+        QCOMPARE(index.data(Qt::DecorationRole).value<QIcon>().isNull(), g.tip.isEmpty());
+        QCOMPARE(index.data(Qt::ToolTipRole).toString(), g.tip.isEmpty() ? g.group : g.tip);
     }
 }
 

@@ -5,6 +5,7 @@
 #include "ui/charts/depthchart.h"
 #include "ui/common/darkpalette.h"
 #include "ui/common/statuscolors.h"
+#include "ui/layoutmap/layoutmapstyle.h"
 
 #include <QApplication>
 #include <QStyle>
@@ -52,6 +53,10 @@ private slots:
     void toneTints_data() { palettes_data(); }
     void chartColours();
     void chartColours_data() { palettes_data(); }
+    void compareTintsDiffer();
+    void compareTintsDiffer_data() { palettes_data(); }
+    void layoutMapMissingReads();
+    void layoutMapMissingReads_data() { palettes_data(); }
     void darkIsDark();
 };
 
@@ -97,6 +102,37 @@ void tst_DarkPalette::chartColours()
         const double c = contrast(DepthChart::lineColor(line, palette), plot);
         // Tableau's olive sits lowest on white (2:1); a 2 px line with points still reads.
         QVERIFY2(c >= 2.0, qPrintable(u"line %1: %2"_s.arg(line).arg(c)));
+    }
+}
+
+// The compare legend's statuses stay apart: on the dark palette "shape changed" and "only in A"
+// were one red, "changed" and "within tolerance" one olive.
+void tst_DarkPalette::compareTintsDiffer()
+{
+    QFETCH(QPalette, palette);
+    const Tone statuses[] = { Tone::Changed, Tone::WithinTolerance, Tone::DTypeChanged, Tone::ShapeChanged,
+        Tone::Removed, Tone::Added };
+    for (const Tone a : statuses) {
+        for (const Tone b : statuses) {
+            if (a >= b)
+                continue;
+            const QColor ca = toneTint(a, palette), cb = toneTint(b, palette);
+            const double distance = std::hypot(ca.red() - cb.red(), ca.green() - cb.green(), ca.blue() - cb.blue());
+            QVERIFY2(distance >= 20, qPrintable(u"tones %1 and %2: %3 apart"_s.arg(int(a)).arg(int(b)).arg(distance)));
+        }
+    }
+}
+
+// The layout map's missing and hole blocks follow the palette: no white block glaring on a
+// dark window, and the hatch still stands out from the fill.
+void tst_DarkPalette::layoutMapMissingReads()
+{
+    QFETCH(QPalette, palette);
+    for (const auto kind : { Extent::Kind::Missing, Extent::Kind::Hole }) {
+        const LayoutMapStyle style = LayoutMapStyle::forKind(kind, false, palette);
+        QCOMPARE(style.fill.lightnessF() < 0.5, isDarkPalette(palette));
+        QVERIFY2(contrast(style.patternColor, style.fill) >= 1.8,
+            qPrintable(u"kind %1: %2"_s.arg(int(kind)).arg(contrast(style.patternColor, style.fill))));
     }
 }
 

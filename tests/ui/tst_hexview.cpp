@@ -79,6 +79,8 @@ private slots:
     void decodedValue();
     void paneShowsWholeValue_data();
     void paneShowsWholeValue();
+    void rowFitsWidth_data();
+    void rowFitsWidth();
     void truncatedWhileOpen();
     void staleFile();
     void parseOffset_data();
@@ -393,6 +395,56 @@ void tst_HexView::paneShowsWholeValue()
     pane.view()->goToOffset(0);
     QVERIFY(pane.elementText().isEmpty());
     QVERIFY(!label->isVisible());
+}
+
+void tst_HexView::rowFitsWidth_data()
+{
+    QTest::addColumn<int>("width");
+    QTest::addColumn<int>("perRow");
+    QTest::newRow("wide: 16 a row") << 900 << 16;
+    QTest::newRow("1024 px window's pane: 8 a row") << 420 << 8;
+}
+
+// A row never needs a sideways scroll to reach its ASCII: 8 bytes a row when 16 do not fit, the
+// first byte shown staying at the top, keys and clicks moving by the shown row.
+void tst_HexView::rowFitsWidth()
+{
+    QFETCH(int, width);
+    QFETCH(int, perRow);
+    HexView view;
+    view.resize(width, 300);
+    view.setFile(m_small);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCOMPARE(view.bytesPerRow(), perRow);
+    QCOMPARE(view.horizontalScrollBar()->maximum(), 0);
+    view.setFocus();
+    view.goToOffset(40);
+    QTest::keyClick(view.viewport(), Qt::Key_Down);
+    QCOMPARE(view.cursorOffset(), quint64(40 + perRow));
+    QTest::keyClick(view.viewport(), Qt::Key_End);
+    QCOMPARE(view.cursorOffset() % quint64(perRow), quint64(perRow - 1));
+
+    // The ASCII cell of byte 3 of the first shown row, at this row width.
+    const QFontMetricsF metrics(view.font());
+    const int lineHeight = qCeil(metrics.height()) + 2;
+    const qreal charWidth = metrics.horizontalAdvance(u'0');
+    const hg::Columns columns { hg::offsetDigits(m_small->mapping().size()), perRow };
+    const QPoint cell(int(6 + (columns.asciiColumn(3) + 0.5) * charWidth), lineHeight + lineHeight / 2);
+    QVERIFY(cell.x() < view.viewport()->width());
+    QTest::mouseClick(view.viewport(), Qt::LeftButton, {}, cell);
+    QCOMPARE(view.cursorOffset(), view.topRow() * quint64(perRow) + 3);
+
+    // Narrowing a wide view keeps its first byte at the top.
+    if (perRow == 16) {
+        view.resize(width, 120);
+        view.goToOffset(m_small->mapping().size() - 1);
+        const quint64 firstByte = view.topRow() * 16;
+        view.resize(420, 120);
+        QCOMPARE(view.bytesPerRow(), 8);
+        QCOMPARE(view.topRow() * 8, firstByte);
+        QCOMPARE(view.horizontalScrollBar()->maximum(), 0);
+    }
 }
 
 void tst_HexView::truncatedWhileOpen()

@@ -43,6 +43,7 @@ private slots:
     void selectionIsPainted();
     void manyTensors();
     void labelsTellBlocksApart();
+    void narrowBlocksGetLabels();
     void captionWraps();
     void screenshot();
 
@@ -187,6 +188,60 @@ void tst_LayoutMapView::labelsTellBlocksApart()
         QCOMPARE(view.extentLabel(*index), expected[qsizetype(t)]);
     }
     QVERIFY(view.extentLabel(*extentOf(view, Extent::Kind::Header)).isEmpty());
+}
+
+// A Llama-shaped file (sizes in proportion) in the map of a 1024 px window: the MLP blocks are
+// about 44 px wide, and each still shows a label that tells up, gate and down apart.
+void tst_LayoutMapView::narrowBlocksGetLabels()
+{
+    std::string json = "{";
+    quint64 offset = 0;
+    const auto add = [&](const std::string &name, quint64 bytes) {
+        json += (offset ? "," : "") + entry(name, offset, offset + bytes);
+        offset += bytes;
+    };
+    add("model.embed_tokens.weight", 8016);
+    for (int layer = 0; layer < 32; ++layer) {
+        const std::string p = "model.layers." + std::to_string(layer) + ".";
+        add(p + "input_layernorm.weight", 1);
+        for (const char *role : { "down_proj", "gate_proj", "up_proj" })
+            add(p + "mlp." + role + ".weight", 896);
+        add(p + "post_attention_layernorm.weight", 1);
+        for (const auto &[role, bytes] : { std::pair { "k_proj", 64 }, { "o_proj", 256 }, { "q_proj", 256 },
+                 { "v_proj", 64 } })
+            add(p + "self_attn." + role + ".weight", quint64(bytes));
+    }
+    add("model.norm.weight", 1);
+    add("lm_head.weight", 8016);
+    const auto file = write(u"llama.safetensors"_s, test::rawFile(json + "}", offset));
+    QVERIFY(file && file->header().valid());
+    LayoutMapView view;
+    view.resize(408, 640);
+    view.setFile(file);
+    int mlpBlocks = 0, narrow = 0, split = 0;
+    const auto &tensors = file->header().tensors;
+    for (std::size_t i = 0; i < view.extents().size(); ++i) {
+        const Extent &e = view.extents()[i];
+        if (e.kind != Extent::Kind::Tensor || tensors[std::size_t(e.tensor)].name.find(".mlp.") == std::string::npos)
+            continue;
+        ++mlpBlocks;
+        const QString name = QString::fromStdString(tensors[std::size_t(e.tensor)].name);
+        const QString role = name.section(u'.', -2, -2); // "up_proj"
+        const QString painted = view.paintedLabel(i);
+        const int width = view.extentRect(i).width(); // of its piece on its first row
+        if (width < 36) { // a block cut by the end of a row: its bigger piece is on the next
+            ++split;
+            continue;
+        }
+        narrow += width < 48;
+        // The role whole ("up_proj", "3.up_proj") or its start ("down_p…"), never nothing.
+        const QString start = painted.endsWith(u'…') ? painted.chopped(1) : QString();
+        QVERIFY2(painted.contains(role) || (start.size() >= 3 && role.startsWith(start)),
+            qPrintable(u"%1 (%2 px): \"%3\""_s.arg(name).arg(width).arg(painted)));
+    }
+    QCOMPARE(mlpBlocks, 96);
+    QVERIFY2(split <= 16, qPrintable(u"%1 blocks cut by a row's end"_s.arg(split)));
+    QVERIFY2(narrow > 0, "the case of the issue: blocks under 48 px");
 }
 
 // A broken file's caption lists its problems; in a narrow view it wraps over more lines and the

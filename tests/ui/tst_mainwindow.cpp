@@ -54,6 +54,8 @@ private slots:
     void geometryIsRestored();
     void geometryIsClamped_data();
     void geometryIsClamped();
+    void oldGeometryIsMigrated_data();
+    void oldGeometryIsMigrated();
     void openDialogStartsNearby();
     void keyboardReachesEverything();
     void menusShowShortcuts();
@@ -292,6 +294,47 @@ void tst_MainWindow::geometryIsClamped()
     QVERIFY2(screen.contains(window.geometry()),
         qPrintable(
             u"%1,%2 %3×%4"_s.arg(window.x()).arg(window.y()).arg(window.width()).arg(window.height())));
+}
+
+void tst_MainWindow::oldGeometryIsMigrated_data()
+{
+    QTest::addColumn<QRect>("shown");
+    QTest::addColumn<bool>("maximized");
+    QTest::newRow("normal") << QRect(70, 45, 700, 460) << false;
+    QTest::newRow("maximized") << QRect(50, 30, 560, 400) << true;
+}
+
+// Older versions kept a saveGeometry() blob under "mainWindow/geometry": an upgraded user's
+// first launch comes back where the window was (not at the 1200×760 default), the blob is
+// replaced by the rectangle, and later launches read the rectangle.
+void tst_MainWindow::oldGeometryIsMigrated()
+{
+    QFETCH(QRect, shown);
+    QFETCH(bool, maximized);
+    QByteArray blob;
+    {
+        QWidget old;
+        old.setGeometry(shown);
+        if (maximized)
+            old.setWindowState(Qt::WindowMaximized);
+        blob = old.saveGeometry();
+    }
+    QSettings().setValue(u"mainWindow/geometry"_s, blob);
+    for (int launch = 0; launch < 2; ++launch) {
+        MainWindow window;
+        QCOMPARE(window.isMaximized(), maximized);
+        QCOMPARE(maximized ? window.normalGeometry() : window.geometry(), shown);
+        const QSettings settings;
+        QVERIFY2(!settings.contains(u"mainWindow/geometry"_s), "the old blob is dropped");
+        QCOMPARE(settings.value(u"mainWindow/geometry/rect"_s).toRect(), shown);
+        QCOMPARE(settings.value(u"mainWindow/geometry/maximized"_s).toBool(), maximized);
+    }
+    // A blob that is not one is dropped, and the default size is used.
+    QSettings().clear();
+    QSettings().setValue(u"mainWindow/geometry"_s, QByteArray("not a geometry"));
+    MainWindow window;
+    QCOMPARE(window.size(), QSize(1200, 760));
+    QVERIFY(!QSettings().contains(u"mainWindow/geometry"_s));
 }
 
 // File › Open starts in the current document's folder, else in the last folder used.

@@ -4,6 +4,7 @@
 #include "core/format/writer.h"
 #include "ui/document/metadatapane.h"
 
+#include <QHeaderView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
@@ -56,6 +57,44 @@ private slots:
             QVERIFY2(item, qPrintable(key));
             QCOMPARE(item->childCount(), 0); // plain text
         }
+    }
+
+    // In the pane of a 1024 px window (about 400 px) the keys take what they need, at most 2/5,
+    // and the values are whole: "15.0 GiB (16,060,556,576 bytes)" was cut behind a 260 px key
+    // column. A long key is held to 2/5 and cut in the middle.
+    void keyColumnLeavesValuesRoom()
+    {
+        QTemporaryDir dir;
+        const std::string path = (dir.path() + u"/m.safetensors"_s).toStdString();
+        const std::vector<TensorSpec> specs = {{"x", DType::U8, {1}}};
+        std::string error;
+        QVERIFY(writeFile(path, specs, std::vector<std::vector<std::byte>>{{std::byte{1}}}, {{"format", "pt"}}, error));
+        const auto checkpoint = Checkpoint::open(path, error);
+        QVERIFY(checkpoint);
+        MetadataPane pane;
+        pane.resize(400, 300);
+        pane.showFile(*checkpoint, 0);
+        pane.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&pane));
+        QTreeWidget *tree = pane.tree();
+        const int keys = tree->header()->sectionSize(0);
+        QVERIFY2(keys <= 160, qPrintable(QString::number(keys)));
+        const QFontMetrics metrics = tree->fontMetrics();
+        QVERIFY(keys >= metrics.horizontalAdvance(u"Header length"_s));
+        QTreeWidgetItem *length = findItem(tree, u"Header length"_s);
+        QVERIFY(length);
+        QVERIFY2(tree->viewport()->width() - keys >= metrics.horizontalAdvance(length->text(1)),
+            qPrintable(length->text(1)));
+
+        const std::string longKeyPath = (dir.path() + u"/k.safetensors"_s).toStdString();
+        QVERIFY(writeFile(longKeyPath, specs, std::vector<std::vector<std::byte>>{{std::byte{1}}},
+            {{std::string(120, 'k'), "v"}}, error));
+        const auto longKeys = Checkpoint::open(longKeyPath, error);
+        QVERIFY(longKeys);
+        pane.showFile(*longKeys, 0);
+        QCOMPARE(tree->header()->sectionSize(0), 160);
+        pane.resize(1000, 300);
+        QVERIFY(tree->header()->sectionSize(0) > 160);
     }
 };
 

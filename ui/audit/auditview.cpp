@@ -20,6 +20,7 @@
 #include <QRegularExpression>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStyle>
@@ -27,7 +28,9 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <functional>
+#include <iterator>
 #include <utility>
 
 using namespace Qt::StringLiterals;
@@ -141,14 +144,8 @@ AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pare
     header->setStretchLastSection(true);
     header->moveSection(header->visualIndex(AuditModel::FlagsColumn), 1);
     m_table->setTextElideMode(Qt::ElideMiddle);
-    const int digit = m_table->fontMetrics().horizontalAdvance(u'0');
-    const int widths[] = { 26, 5, 14, 11, 11, 11, 11, 5, 5, 7, 16 };
-    for (int c = 0; c < AuditModel::ColumnCount; ++c) {
-        const int title
-            = header->fontMetrics().horizontalAdvance(m_model->headerData(c, Qt::Horizontal).toString())
-            + 3 * digit;
-        header->resizeSection(c, std::max(widths[c] * digit + 12, title));
-    }
+    for (int c = 0; c < AuditModel::ColumnCount; ++c)
+        header->resizeSection(c, naturalWidth(c));
 
     connect(m_cancel, &QPushButton::clicked, this, &AuditView::cancel);
     connect(&m_job, &JobTrackerBase::progressChanged, m_progress, &QProgressBar::setValue);
@@ -260,6 +257,7 @@ void AuditView::onFinished(std::optional<AuditResult> result)
     m_model->setResult(m_checkpoint, std::move(*result));
     m_model->setIgnores(ignores());
     fitFlagsColumn();
+    fitNameColumn();
     updateSummary();
     setRunning(false);
     emit finished(true);
@@ -276,6 +274,42 @@ void AuditView::fitFlagsColumn()
         widest = std::max(widest,
             metrics.horizontalAdvance(m_model->index(row, AuditModel::FlagsColumn).data().toString()));
     m_table->horizontalHeader()->resizeSection(AuditModel::FlagsColumn, std::min(widest, 60 * digit) + 16);
+}
+
+int AuditView::naturalWidth(int column) const
+{
+    static constexpr int kDigits[] = { 26, 5, 14, 11, 11, 11, 11, 5, 5, 7, 16 };
+    static_assert(std::size(kDigits) == AuditModel::ColumnCount);
+    const QHeaderView *header = m_table->horizontalHeader();
+    const int digit = m_table->fontMetrics().horizontalAdvance(u'0');
+    const int title
+        = header->fontMetrics().horizontalAdvance(m_model->headerData(column, Qt::Horizontal).toString())
+        + 3 * digit;
+    return std::max(kDigits[column] * digit + 12, title);
+}
+
+// The name takes the room a wide window leaves (at 1600 px the last column stretched over
+// empty space while names were cut); never less than 26 digits, so a narrow window scrolls the
+// numbers sideways instead.
+void AuditView::fitNameColumn()
+{
+    QHeaderView *header = m_table->horizontalHeader();
+    const int last = header->logicalIndex(header->count() - 1); // it stretches: count what it needs
+    int others = 0;
+    for (int c = 0; c < AuditModel::ColumnCount; ++c) {
+        if (c != AuditModel::NameColumn)
+            others += c == last ? naturalWidth(c) : header->sectionSize(c);
+    }
+    // The table's width less its frame and a vertical scrollbar, shown or not yet (rows arrive
+    // after the resize): the viewport's own width changes under us when the scrollbar appears.
+    const int room = m_table->width() - 2 * m_table->frameWidth() - m_table->verticalScrollBar()->sizeHint().width();
+    header->resizeSection(AuditModel::NameColumn, std::max(naturalWidth(AuditModel::NameColumn), room - others));
+}
+
+void AuditView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitNameColumn();
 }
 
 void AuditView::setRunning(bool running)

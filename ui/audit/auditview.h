@@ -78,7 +78,12 @@ signals:
     void findingsChanged();
     void closeRequested();
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
+    void fitNameColumn();
+    int naturalWidth(int column) const; // of a column of the table, from what it holds
     void onFinished(std::optional<AuditResult> result);
     void setRunning(bool running);
     void fitFlagsColumn();

@@ -65,8 +65,13 @@ QColor toneTint(Tone tone, const QPalette &palette)
     const QColor light = QColor::fromRgb(lightColors(tone).tint);
     if (!isDarkPalette(palette))
         return light;
-    // A deep shade of the same hue: the palette's light text stays readable on it.
-    return QColor::fromHslF(light.hslHueF(), std::min(0.6f, light.hslSaturationF()), 0.28f);
+    // A deep shade of the same hue: the palette's light text stays readable on it. The light
+    // palette tells strong tints (changed, shape changed: lightness about 0.77) from soft ones
+    // (within tolerance, only in A: about 0.9) by lightness; here soft ones are darker and
+    // duller, or "shape changed" and "only in A" would be one red.
+    const float soft = std::clamp((light.lightnessF() - 0.77f) / 0.15f, 0.0f, 1.0f);
+    return QColor::fromHslF(light.hslHueF(), std::min(0.65f - 0.3f * soft, light.hslSaturationF()),
+        0.30f - 0.08f * soft);
 }
 
 QString toneHtml(Tone tone, const QString &text, const QPalette &palette)

@@ -5,6 +5,7 @@
 
 #include <QAction>
 #include <QHeaderView>
+#include <QStyledItemDelegate>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -29,9 +30,24 @@ constexpr qsizetype kMaxTipChars = 4000; // tooltips of huge values stay readabl
 constexpr std::size_t kMaxUnfoldBytes = 1 << 20;
 constexpr int kLongTextRole = Qt::UserRole + 1; // index into m_long
 
+// Keys are cut at their end: shard names differ early ("model-00001-of-…"), not in the middle
+// where the values (paths) are cut.
+class KeyDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        option->textElideMode = Qt::ElideRight;
+    }
+};
+
 QTreeWidgetItem *addItem(QTreeWidgetItem *parent, const QString &key, const QString &value)
 {
     auto *item = new QTreeWidgetItem(parent, { key, value });
+    item->setToolTip(0, key);
     item->setToolTip(1, value.size() > kMaxTipChars ? value.left(kMaxTipChars) + u'…' : value);
     return item;
 }
@@ -51,6 +67,9 @@ MetadataPane::MetadataPane(QWidget *parent)
     m_tree->setAlternatingRowColors(true);
     m_tree->header()->setSectionResizeMode(0, QHeaderView::Interactive);
     m_tree->header()->resizeSection(0, 260);
+    // A path keeps its file name in sight, a size its bytes' end; the tooltip has it all.
+    m_tree->setTextElideMode(Qt::ElideMiddle);
+    m_tree->setItemDelegateForColumn(0, new KeyDelegate(m_tree));
     m_tree->setContextMenuPolicy(Qt::ActionsContextMenu);
     auto *whole = new QAction(tr("Show Whole Value"), m_tree);
     m_tree->addAction(whole);
@@ -223,6 +242,23 @@ void MetadataPane::showFile(const Checkpoint &checkpoint, std::size_t shard)
             addValue(indexSection, elidedText(key), value); // JSON text: objects unfold, strings show bare
         }
     }
+    m_keysWidth = static_cast<QAbstractItemView *>(m_tree)->sizeHintForColumn(0) + 12; // protected in QTreeView
+    fitKeyColumn();
+}
+
+// The keys are mostly short words, the values paths and sizes: the key column is as wide as its
+// keys but at most 2/5 of the pane (at 1024 px a fixed 260 px left "15.0 GiB (16,060,556…"; a
+// shard's long name is cut in the middle instead, whole in its tooltip and at 1600 px).
+void MetadataPane::fitKeyColumn()
+{
+    const int most = std::max(120, width() * 2 / 5);
+    m_tree->header()->resizeSection(0, std::clamp(m_keysWidth, 120, most));
+}
+
+void MetadataPane::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitKeyColumn();
 }
 
 } // namespace stb

@@ -34,7 +34,11 @@ public:
     // The whole text behind `item`'s value when the row shows it cut short, else nullopt.
     std::optional<std::string_view> fullValue(const QTreeWidgetItem *item) const;
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
+    void fitKeyColumn();
     QTreeWidgetItem *section(const QString &title);
     void addValue(QTreeWidgetItem *parent, const QString &key, const std::string &value);
     QTreeWidgetItem *addText(QTreeWidgetItem *parent, const QString &key, std::string_view value);
@@ -44,6 +48,7 @@ private:
     QTreeWidget *m_tree;
     std::vector<std::string_view> m_long; // the whole text of each row shown cut short
     std::deque<std::string> m_owned;      // texts m_long points to that the checkpoint does not hold
+    int m_keysWidth = 260; // what the keys shown need
 };
 
 } // namespace stb

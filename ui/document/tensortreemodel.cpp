@@ -26,6 +26,7 @@ void accumulate(TensorTreeModel::Totals &into, const TensorTreeModel::Totals &fr
     into.parameters = addSaturated(into.parameters, from.parameters);
     into.bytes = addSaturated(into.bytes, from.bytes);
     into.dtypeMask |= from.dtypeMask;
+    into.missing += from.missing;
 }
 
 TensorTreeModel::Totals tensorTotals(const TensorInfo &info)
@@ -62,6 +63,8 @@ std::shared_ptr<const TensorTreeModel::Rows> TensorTreeModel::prepare(
     std::vector<std::pair<std::size_t, std::size_t>> companions; // companion tensor -> codes tensor
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         Totals &totals = rows->own[i] = tensorTotals(*tensors[i].info);
+        const SafetensorsFile *file = checkpoint.fileOf(tensors[i]);
+        totals.missing = file && !file->complete(*tensors[i].info);
         if (const std::ptrdiff_t w = quant ? quant->weightOfCodes(i) : -1; w >= 0) {
             const QuantizedWeight &weight = quant->weights()[static_cast<std::size_t>(w)];
             totals.parameters = weight.parameters;
@@ -236,12 +239,15 @@ QVariant TensorTreeModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         return displayData(index);
     case Qt::DecorationRole:
-        if (index.column() == NameColumn && !missingBytesText(index).isEmpty())
+        if (index.column() == NameColumn && totals.missing > 0)
             return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
         return {};
     case Qt::ToolTipRole:
         if (index.column() == NameColumn) {
-            const QString missing = missingBytesText(index);
+            const QString missing = n.isGroup() && totals.missing > 0
+                ? tr("%1 with bytes past the end of the file")
+                      .arg(countNoun(totals.missing, tr("tensor"), tr("tensors")))
+                : missingBytesText(index);
             const QString name = shownName(fullPath(index).toStdString(), 400);
             return missing.isEmpty() ? name : name + u'\n' + missing;
         }

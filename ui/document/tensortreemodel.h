@@ -38,6 +38,7 @@ public:
         std::uint64_t parameters = 0;
         std::uint64_t bytes = 0;
         std::uint32_t dtypeMask = 0; // bit i set when DType(i) occurs
+        std::uint64_t missing = 0; // tensors whose bytes run past the end of their file
     };
     struct DTypeTotals {
         DType dtype;
@@ -89,7 +90,9 @@ public:
     static QVariant groupText(int column, const Totals &totals);
     // A broken file's tensor whose bytes run past the end of its file: "bytes N–M lie past the
     // end of the file (file is K bytes)", file offsets with digit grouping; empty when every
-    // byte is there (and for groups). The name column shows a warning icon and this tooltip.
+    // byte is there (and for groups). The name column shows a warning icon and this tooltip; a
+    // group holding such tensors shows the icon too, with their count, so a collapsed tree
+    // still points at them.
     QString missingBytesText(const QModelIndex &index) const;
     static QString missingBytesText(const Checkpoint &checkpoint, const Checkpoint::Tensor &tensor);
     // How many tensors of the checkpoint have bytes past the end of their file.

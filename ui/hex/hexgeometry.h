@@ -10,7 +10,10 @@
 // without a widget. Every offset and row is 64-bit; only scrollbar values are int.
 namespace stb::hexgeometry {
 
+// Bytes of a row: 16 in two groups of 8, or one group of 8 when the view is too narrow for 16
+// (a 1024 px window's hex pane), so that no row ever needs a sideways scroll to reach its ASCII.
 inline constexpr quint64 kBytesPerRow = 16;
+inline constexpr quint64 kNarrowBytesPerRow = 8;
 inline constexpr int kBytesPerGroup = 8;
 
 // A QScrollBar's range is int, and a file of 2^64 bytes has 2^60 rows. Up to kScrollSteps rows
@@ -22,23 +25,23 @@ inline constexpr int kBytesPerGroup = 8;
 // QAbstractSlider's value + pageStep arithmetic; files up to 16 GiB map one to one.
 inline constexpr int kScrollSteps = 1 << 30;
 
-inline constexpr quint64 rowCount(quint64 fileSize)
+inline constexpr quint64 rowCount(quint64 fileSize, quint64 perRow = kBytesPerRow)
 {
-    return fileSize / kBytesPerRow + (fileSize % kBytesPerRow != 0);
+    return fileSize / perRow + (fileSize % perRow != 0);
 }
-inline constexpr quint64 rowOfOffset(quint64 offset)
+inline constexpr quint64 rowOfOffset(quint64 offset, quint64 perRow = kBytesPerRow)
 {
-    return offset / kBytesPerRow;
+    return offset / perRow;
 }
-inline constexpr quint64 offsetOfRow(quint64 row)
+inline constexpr quint64 offsetOfRow(quint64 row, quint64 perRow = kBytesPerRow)
 {
-    return row * kBytesPerRow;
+    return row * perRow;
 }
 
 // The last row that may be at the top when `visibleRows` full rows fit in the viewport.
-inline constexpr quint64 maxTopRow(quint64 fileSize, quint64 visibleRows)
+inline constexpr quint64 maxTopRow(quint64 fileSize, quint64 visibleRows, quint64 perRow = kBytesPerRow)
 {
-    const quint64 rows = rowCount(fileSize);
+    const quint64 rows = rowCount(fileSize, perRow);
     return rows > visibleRows ? rows - visibleRows : 0;
 }
 
@@ -83,22 +86,23 @@ inline constexpr int offsetDigits(quint64 fileSize)
 // Character columns of a row: "OFFSET  xx xx xx xx xx xx xx xx  xx … xx  ASCII…"
 struct Columns {
     int digits = 8;
+    int perRow = int(kBytesPerRow); // kBytesPerRow or kNarrowBytesPerRow
 
     constexpr int hexStart() const { return digits + 2; }
     constexpr int hexColumn(int byte) const
     {
         return hexStart() + byte * 3 + (byte >= kBytesPerGroup ? 1 : 0);
     }
-    constexpr int hexEnd() const { return hexColumn(int(kBytesPerRow) - 1) + 2; }
+    constexpr int hexEnd() const { return hexColumn(perRow - 1) + 2; }
     constexpr int asciiStart() const { return hexEnd() + 2; }
     constexpr int asciiColumn(int byte) const { return asciiStart() + byte; }
-    constexpr int total() const { return asciiStart() + int(kBytesPerRow); }
+    constexpr int total() const { return asciiStart() + perRow; }
 
     // The byte of a row under character column `column` (hex digits, the space after a byte,
     // or an ASCII cell), or -1 in the gutters.
     constexpr int byteAtColumn(int column) const
     {
-        for (int b = 0; b < int(kBytesPerRow); ++b) {
+        for (int b = 0; b < perRow; ++b) {
             if (column >= hexColumn(b) && column < hexColumn(b) + 3)
                 return b;
         }
@@ -107,5 +111,13 @@ struct Columns {
         return -1;
     }
 };
+
+// The bytes per row that fit `widthChars` character columns with `digits` offset digits: 16
+// when a whole wide row fits, else 8 (which may still be wider than a very narrow view).
+inline constexpr int bytesPerRowForWidth(int widthChars, int digits)
+{
+    return Columns { digits, int(kBytesPerRow) }.total() <= widthChars ? int(kBytesPerRow)
+                                                                        : int(kNarrowBytesPerRow);
+}
 
 } // namespace stb::hexgeometry

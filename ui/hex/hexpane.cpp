@@ -31,6 +31,7 @@ HexPane::HexPane(QWidget *parent)
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_status->setTextFormat(Qt::PlainText);
     m_status->setMinimumWidth(1); // long tensor names must not widen the pane
+    m_status->setWordWrap(true); // the tensor's name goes under the offset in a narrow pane
     m_status->setContentsMargins(4, 0, 4, 4);
     // The decoded value is the point of the line under the bytes: a line of its own, so a long
     // tensor name in the location never pushes it out of the window.

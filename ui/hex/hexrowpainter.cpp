@@ -51,10 +51,10 @@ void HexRowPainter::paintHeader(QPainter &painter, int width, quint64 cursor) co
     painter.setPen(m_palette.color(QPalette::Mid));
     painter.drawLine(QPointF(0, m_lineHeight - 0.5), QPointF(width, m_lineHeight - 0.5));
     const int baseline = m_ascent;
-    const int cursorByte = int(cursor % hg::kBytesPerRow);
+    const int cursorByte = int(cursor % quint64(m_columns.perRow));
     painter.setPen(m_dim);
     painter.drawText(QPointF(x(0), baseline), u"Offset"_s);
-    for (int b = 0; b < int(hg::kBytesPerRow); ++b) {
+    for (int b = 0; b < m_columns.perRow; ++b) {
         painter.setPen(b == cursorByte ? m_palette.color(QPalette::Text) : m_dim);
         painter.drawText(QPointF(x(m_columns.hexColumn(b)), baseline), hexTexts()[std::size_t(b)]);
     }
@@ -71,9 +71,10 @@ void HexRowPainter::paintRows(QPainter &painter, std::span<const std::byte> byte
     painter.setPen(m_palette.color(QPalette::Midlight));
     const qreal asciiLine = x(m_columns.asciiStart()) - m_charWidth;
     painter.drawLine(QPointF(asciiLine, top), QPointF(asciiLine, bottom));
-    for (quint64 r = 0; r * hg::kBytesPerRow < bytes.size(); ++r) {
-        const auto begin = std::size_t(r * hg::kBytesPerRow);
-        const auto row = bytes.subspan(begin, std::min<std::size_t>(hg::kBytesPerRow, bytes.size() - begin));
+    const auto perRow = std::size_t(m_columns.perRow);
+    for (std::size_t r = 0; r * perRow < bytes.size(); ++r) {
+        const std::size_t begin = r * perRow;
+        const auto row = bytes.subspan(begin, std::min(perRow, bytes.size() - begin));
         paintRow(painter, row, firstRow + r, top + int(r) * m_lineHeight, marks);
     }
 }
@@ -81,9 +82,9 @@ void HexRowPainter::paintRows(QPainter &painter, std::span<const std::byte> byte
 void HexRowPainter::paintRow(
     QPainter &painter, std::span<const std::byte> bytes, quint64 row, int y, const Marks &marks) const
 {
-    const quint64 rowOffset = hg::offsetOfRow(row);
+    const quint64 rowOffset = hg::offsetOfRow(row, quint64(m_columns.perRow));
     const int baseline = y + m_ascent;
-    const bool cursorRow = hg::rowOfOffset(marks.cursor) == row;
+    const bool cursorRow = hg::rowOfOffset(marks.cursor, quint64(m_columns.perRow)) == row;
     painter.setPen(cursorRow ? m_palette.color(QPalette::Text) : m_dim);
     painter.drawText(QPointF(x(0), baseline),
         QString::number(rowOffset, 16).toUpper().rightJustified(m_columns.digits, u'0'));

@@ -51,7 +51,7 @@ quint64 HexView::visibleRowCount() const
 
 quint64 HexView::maxTop() const
 {
-    return hg::maxTopRow(fileSize(), visibleRowCount());
+    return hg::maxTopRow(fileSize(), visibleRowCount(), perRow());
 }
 
 void HexView::setFile(std::shared_ptr<const SafetensorsFile> file)
@@ -95,7 +95,7 @@ void HexView::goToOffset(quint64 offset)
         return;
     m_cursor = std::min(offset, fileSize() - 1);
     // Two rows of context above, when the viewport is tall enough to spare them.
-    const quint64 row = hg::rowOfOffset(m_cursor);
+    const quint64 row = hg::rowOfOffset(m_cursor, perRow());
     const quint64 context = visibleRowCount() > 4 ? 2 : 0;
     setTopRow(row > context ? row - context : 0);
     emit cursorMoved(m_cursor);
@@ -128,7 +128,7 @@ void HexView::moveCursorBy(qint64 delta)
 
 void HexView::ensureCursorVisible()
 {
-    const quint64 row = hg::rowOfOffset(m_cursor);
+    const quint64 row = hg::rowOfOffset(m_cursor, perRow());
     const quint64 rows = visibleRowCount();
     if (row < m_topRow || (row == m_topRow && m_pixelOffset > 0))
         setTopRow(row);
@@ -211,8 +211,22 @@ void HexView::updateMetrics()
     m_ascent = qCeil(metrics.ascent()) + 1;
 }
 
+// 16 bytes a row when they fit the viewport, else 8: the ASCII column never needs a sideways
+// scroll in a narrow window. The first byte shown stays at the top across the change.
+void HexView::updateBytesPerRow()
+{
+    const int widthChars = qFloor((viewport()->width() - 2 * kMargin) / m_charWidth);
+    const int perRow = hg::bytesPerRowForWidth(widthChars, m_columns.digits);
+    if (perRow == m_columns.perRow)
+        return;
+    const quint64 firstByte = hg::offsetOfRow(m_topRow, this->perRow());
+    m_columns.perRow = perRow;
+    m_topRow = hg::rowOfOffset(firstByte, this->perRow());
+}
+
 void HexView::updateScrollBars()
 {
+    updateBytesPerRow();
     const quint64 last = maxTop();
     m_topRow = std::min(m_topRow, last);
     if (m_topRow == last)
@@ -282,14 +296,14 @@ std::optional<quint64> HexView::offsetAt(QPoint pos) const
     const int byte = m_columns.byteAtColumn(column);
     if (byte < 0)
         return std::nullopt;
-    const quint64 offset = hg::offsetOfRow(row) + quint64(byte);
+    const quint64 offset = hg::offsetOfRow(row, perRow()) + quint64(byte);
     return offset < fileSize() ? std::optional(offset) : std::nullopt;
 }
 
 QSize HexView::sizeHint() const
 {
-    const int width
-        = 2 * kMargin + qCeil(m_columns.total() * m_charWidth) + verticalScrollBar()->sizeHint().width();
+    const hg::Columns wide { m_columns.digits }; // what the view would like: 16 bytes a row
+    const int width = 2 * kMargin + qCeil(wide.total() * m_charWidth) + verticalScrollBar()->sizeHint().width();
     return { width + 2 * frameWidth(), 25 * m_lineHeight + 2 * frameWidth() };
 }
 
@@ -323,7 +337,7 @@ void HexView::focusOutEvent(QFocusEvent *event)
 void HexView::keyPressEvent(QKeyEvent *event)
 {
     const bool control = event->modifiers() & Qt::ControlModifier;
-    const quint64 row = hg::offsetOfRow(hg::rowOfOffset(m_cursor));
+    const quint64 row = hg::offsetOfRow(hg::rowOfOffset(m_cursor, perRow()), perRow());
     const auto page = qint64(visibleRowCount());
     switch (event->key()) {
     case Qt::Key_Left:
@@ -333,25 +347,25 @@ void HexView::keyPressEvent(QKeyEvent *event)
         moveCursorBy(1);
         break;
     case Qt::Key_Up:
-        moveCursorBy(-qint64(hg::kBytesPerRow));
+        moveCursorBy(-qint64(perRow()));
         break;
     case Qt::Key_Down:
-        moveCursorBy(qint64(hg::kBytesPerRow));
+        moveCursorBy(qint64(perRow()));
         break;
     case Qt::Key_PageUp:
         // The page moves with the cursor, as in text editors.
         scrollByRows(-page);
-        moveCursorBy(-page * qint64(hg::kBytesPerRow));
+        moveCursorBy(-page * qint64(perRow()));
         break;
     case Qt::Key_PageDown:
         scrollByRows(page);
-        moveCursorBy(page * qint64(hg::kBytesPerRow));
+        moveCursorBy(page * qint64(perRow()));
         break;
     case Qt::Key_Home:
         moveCursorTo(control ? 0 : row);
         break;
     case Qt::Key_End:
-        moveCursorTo(control ? UINT64_MAX : row + hg::kBytesPerRow - 1);
+        moveCursorTo(control ? UINT64_MAX : row + perRow() - 1);
         break;
     default:
         QAbstractScrollArea::keyPressEvent(event);
@@ -418,9 +432,9 @@ void HexView::paintEvent(QPaintEvent *)
     const quint64 firstRow = m_topRow;
     const int height = viewport()->height() - m_lineHeight + m_pixelOffset;
     const auto rows = int(
-        std::min<quint64>((height + m_lineHeight - 1) / m_lineHeight, hg::rowCount(fileSize()) - firstRow));
-    const quint64 begin = hg::offsetOfRow(firstRow);
-    const auto length = std::min<quint64>(fileSize() - begin, quint64(rows) * hg::kBytesPerRow);
+        std::min<quint64>((height + m_lineHeight - 1) / m_lineHeight, hg::rowCount(fileSize(), perRow()) - firstRow));
+    const quint64 begin = hg::offsetOfRow(firstRow, perRow());
+    const auto length = std::min<quint64>(fileSize() - begin, quint64(rows) * perRow());
     m_rowBytes.resize(std::size_t(length));
     // pread, not the mapping: see MappedFile::read (resident memory stays flat while scrolling).
     if (m_readFailed || begin + length > m_file->mapping().size()

@@ -15,8 +15,8 @@ namespace stb {
 class SafetensorsFile;
 struct TensorInfo;
 
-// The raw bytes of a whole file (header included), 16 to a row: offset, hex in two groups of 8,
-// ASCII. Paints only the rows in view, reading their bytes with pread (MappedFile::read), not
+// The raw bytes of a whole file (header included), 16 to a row (8 when the view is too narrow for
+// 16): offset, hex in groups of 8, ASCII. Paints only the rows in view, reading their bytes with pread (MappedFile::read), not
 // through the mapping: scrolling maps no pages, and a file truncated under us gives a short read
 // and an error message instead of SIGBUS. The top row is a quint64; the scrollbar is scaled when
 // rows exceed int (see hexgeometry.h).
@@ -41,6 +41,8 @@ public:
     quint64 topRow() const { return m_topRow; }
     // Full rows that fit in the viewport.
     quint64 visibleRowCount() const;
+    // 16, or 8 when 16 would not fit the viewport's width.
+    int bytesPerRow() const { return m_columns.perRow; }
 
     // The file changed on disk: stop reading its bytes and say so until a new file is set.
     void setStale(bool stale);
@@ -77,6 +79,8 @@ protected:
 private:
     quint64 fileSize() const;
     quint64 maxTop() const;
+    quint64 perRow() const { return quint64(m_columns.perRow); }
+    void updateBytesPerRow();
     void updateMetrics();
     void updateScrollBars();
     void onScrollValue(int value);

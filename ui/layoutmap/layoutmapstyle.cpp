@@ -1,5 +1,7 @@
 #include "ui/layoutmap/layoutmapstyle.h"
 
+#include "ui/common/statuscolors.h"
+
 #include <QCoreApplication>
 #include <QPainter>
 
@@ -7,8 +9,9 @@ namespace stb {
 
 using Kind = Extent::Kind;
 
-LayoutMapStyle LayoutMapStyle::forKind(Kind kind, bool otherTone)
+LayoutMapStyle LayoutMapStyle::forKind(Kind kind, bool otherTone, const QPalette &palette)
 {
+    const bool dark = isDarkPalette(palette);
     switch (kind) {
     case Kind::LengthPrefix:
         return { QColor(0x5b, 0x4b, 0x8a) };
@@ -19,13 +22,14 @@ LayoutMapStyle LayoutMapStyle::forKind(Kind kind, bool otherTone)
     case Kind::Tensor:
         return { otherTone ? QColor(0x6c, 0xc1, 0x9f) : QColor(0x3f, 0x9b, 0x7a) };
     case Kind::Hole:
-        return { QColor(0xe4, 0xe4, 0xe4), Qt::Dense5Pattern, QColor(0x9a, 0x9a, 0x9a) };
+        return dark ? LayoutMapStyle { QColor(0x3a, 0x3c, 0x41), Qt::Dense5Pattern, QColor(0x8a, 0x8d, 0x93) }
+                    : LayoutMapStyle { QColor(0xe4, 0xe4, 0xe4), Qt::Dense5Pattern, QColor(0x9a, 0x9a, 0x9a) };
     case Kind::Overlap:
         return { QColor(0xf6, 0xc4, 0xc4), Qt::BDiagPattern, QColor(0xd0, 0x1f, 0x1f) };
     case Kind::Trailing:
         return { QColor(0xd9, 0xa4, 0x41) };
     case Kind::Missing:
-        return { QColor(0xff, 0xff, 0xff), Qt::DiagCrossPattern, QColor(0xb0, 0x3a, 0x2e) };
+        return { palette.color(QPalette::Base), Qt::DiagCrossPattern, toneText(Tone::Bad, palette) };
     }
     return {};
 }

@@ -3,6 +3,7 @@
 #include "core/io/fileextents.h"
 
 #include <QColor>
+#include <QPalette>
 #include <QString>
 
 class QPainter;
@@ -17,8 +18,9 @@ struct LayoutMapStyle {
     Qt::BrushStyle pattern = Qt::NoBrush;
     QColor patternColor = {};
 
-    // Tensors alternate two tones (`otherTone`) so that neighbours stay apart.
-    static LayoutMapStyle forKind(Extent::Kind kind, bool otherTone = false);
+    // Tensors alternate two tones (`otherTone`) so that neighbours stay apart. Holes and missing
+    // bytes are drawn in the palette's own light or dark, hatched, so they do not glare.
+    static LayoutMapStyle forKind(Extent::Kind kind, bool otherTone = false, const QPalette &palette = QPalette());
     static LayoutMapStyle selected();
     // A run of extents narrower than a pixel is painted as one, in the colour of the kind with
     // the highest priority among them: an overlap must not vanish among a thousand tensors.

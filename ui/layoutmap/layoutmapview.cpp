@@ -29,7 +29,8 @@ constexpr int kPad = 8;
 constexpr int kRowHeight = 26;
 constexpr int kRowGap = 6;
 constexpr int kSwatch = 12;
-constexpr int kMinLabelWidth = 48; // narrower blocks show no label
+constexpr int kMinLabelWidth = 28; // narrower blocks show no label (a few small characters fit)
+constexpr double kSmallFontScale = 0.82; // the labels' second try, for blocks of a 1024 px window
 
 struct LegendItem {
     LayoutMapStyle style;
@@ -43,7 +44,7 @@ QTextOption captionOption()
     return option;
 }
 
-std::vector<LegendItem> legendItems(const std::vector<Extent> &extents, bool selection)
+std::vector<LegendItem> legendItems(const std::vector<Extent> &extents, bool selection, const QPalette &palette)
 {
     bool present[8] = {};
     for (const Extent &e : extents)
@@ -51,7 +52,7 @@ std::vector<LegendItem> legendItems(const std::vector<Extent> &extents, bool sel
     std::vector<LegendItem> items;
     for (int k = 0; k < 8; ++k) {
         if (present[k])
-            items.push_back({ LayoutMapStyle::forKind(Kind(k), false), LayoutMapStyle::label(Kind(k)) });
+            items.push_back({ LayoutMapStyle::forKind(Kind(k), false, palette), LayoutMapStyle::label(Kind(k)) });
     }
     if (selection)
         items.push_back({ LayoutMapStyle::selected(), LayoutMapView::tr("Selected tensor") });
@@ -127,7 +128,7 @@ void LayoutMapView::ensureLayout() const
     g.rowGap = kRowGap;
     // The legend flows over as many lines as it needs at this width.
     int lines = 1, x = 0;
-    for (const auto &item : legendItems(all, m_selected >= 0)) {
+    for (const auto &item : legendItems(all, m_selected >= 0, palette())) {
         const int w = kSwatch + 4 + metrics.horizontalAdvance(item.label) + 14;
         if (x > 0 && x + w > g.width)
             ++lines, x = 0;
@@ -174,7 +175,7 @@ void LayoutMapView::paintSpan(
 {
     const Geometry &g = m_geometry;
     const Extent &extent = m_extents[index];
-    const LayoutMapStyle style = LayoutMapStyle::forKind(extent.kind, index % 2 == 1);
+    const LayoutMapStyle style = LayoutMapStyle::forKind(extent.kind, index % 2 == 1, palette());
     const qint64 x0 = std::llround(begin);
     const qint64 x1 = std::max(x0 + 1, std::llround(end));
     const qint64 lastRow = std::min<qint64>((x1 - 1) / g.width, g.rows - 1);
@@ -191,27 +192,52 @@ void LayoutMapView::paintSpan(
     }
 }
 
-// The extent's label inside its rectangle when there is room for a few characters: a tensor's
-// shortest name suffix that no other labelled block shares (labelSuffixes), so neighbouring
-// "…k_proj.weight" and "…v_proj.weight" never look alike; when that does not fit, its short
-// form without the segments all labels share ("11.down_proj"), cut in the middle if need be.
+// The extent's label inside its rectangle when there is room for a few characters (fitLabel).
 void LayoutMapView::paintLabel(
     QPainter &painter, const QRect &rect, std::size_t index, const QColor &background) const
 {
-    if (rect.width() < kMinLabelWidth)
+    const auto [label, labelFont] = fitLabel(index, rect.width());
+    if (label.isEmpty())
         return;
-    const Extent &extent = m_extents[index];
-    const QFontMetrics metrics = painter.fontMetrics();
-    const int room = rect.width() - 8;
-    QString label = LayoutMapStyle::label(extent.kind);
-    if (index < m_labels.size() && !m_labels[index].isEmpty()) {
-        label = m_labels[index];
-        if (metrics.horizontalAdvance(label) > room)
-            label = m_shortLabels[index];
-    }
+    painter.save();
+    painter.setFont(labelFont);
     painter.setPen(background.lightnessF() > 0.6 ? QColor(0x20, 0x20, 0x20) : QColor(Qt::white));
-    painter.drawText(rect.adjusted(4, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft,
-        metrics.elidedText(label, Qt::ElideMiddle, room));
+    const int margin = (rect.width() - QFontMetrics(labelFont).horizontalAdvance(label)) >= 8 ? 4 : 2;
+    painter.drawText(rect.adjusted(margin, 0, -margin, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
+    painter.restore();
+}
+
+// A tensor's shortest name suffix that no other labelled block shares (labelSuffixes), so
+// neighbouring "…k_proj.weight" and "…v_proj.weight" never look alike; when that does not fit,
+// its short form without the segments all labels share ("11.down_proj"), then in a smaller
+// font, then its last segment ("down_proj", which the block's place among its neighbours and
+// its tooltip complete), and last that segment cut at its end if a few characters remain.
+std::pair<QString, QFont> LayoutMapView::fitLabel(std::size_t index, int width) const
+{
+    if (width < kMinLabelWidth || index >= m_extents.size())
+        return {};
+    QFont small = font();
+    small.setPointSizeF(std::max(6.5, font().pointSizeF() * kSmallFontScale));
+    const QFontMetrics normalMetrics(font()), smallMetrics(small);
+    const bool named = index < m_labels.size() && !m_labels[index].isEmpty();
+    const QString kind = LayoutMapStyle::label(m_extents[index].kind);
+    const QString &full = named ? m_labels[index] : kind;
+    const QString &shorter = named ? m_shortLabels[index] : kind;
+    const QString &last = named ? m_lastSegments[index] : kind;
+    const struct {
+        const QString &text;
+        bool small;
+    } tries[] { { full, false }, { shorter, false }, { shorter, true }, { last, false }, { last, true } };
+    for (const auto &t : tries) {
+        const QFontMetrics &metrics = t.small ? smallMetrics : normalMetrics;
+        if (metrics.horizontalAdvance(t.text) <= width - (t.small ? 4 : 8))
+            return { t.text, t.small ? small : font() };
+    }
+    // A role's name differs at its start ("down_proj", "gate_proj"): keep that.
+    const QString cut = smallMetrics.elidedText(last, Qt::ElideRight, width - 4);
+    if (cut.size() < 4) // "ab…" names nothing
+        return {};
+    return { cut, small };
 }
 
 void LayoutMapView::labelSuffixes() const
@@ -232,9 +258,14 @@ void LayoutMapView::labelSuffixes() const
         suffixes.push_back(names[k].substr(starts[k]));
     const auto shortForms = compactLabels(suffixes);
     m_shortLabels.assign(m_extents.size(), QString());
+    m_lastSegments.assign(m_extents.size(), QString());
     for (std::size_t k = 0; k < labelled.size(); ++k) {
         m_labels[labelled[k]] = shownName(suffixes[k], 200);
         m_shortLabels[labelled[k]] = shownName(shortForms[k], 200);
+        const std::string_view shortForm = shortForms[k];
+        const std::size_t dot = shortForm.rfind('.');
+        m_lastSegments[labelled[k]]
+            = shownName(dot == std::string_view::npos ? shortForm : shortForm.substr(dot + 1), 200);
     }
 }
 
@@ -312,7 +343,7 @@ void LayoutMapView::paintLegend(QPainter &painter) const
     const QFontMetrics metrics = fontMetrics();
     const int lineHeight = metrics.height() + 4;
     int x = 0, y = m_geometry.legendTop;
-    for (const auto &item : legendItems(m_extents, m_selected >= 0)) {
+    for (const auto &item : legendItems(m_extents, m_selected >= 0, palette())) {
         const int w = kSwatch + 4 + metrics.horizontalAdvance(item.label) + 14;
         if (x > 0 && x + w > m_geometry.width)
             x = 0, y += lineHeight;
@@ -403,6 +434,14 @@ QString LayoutMapView::extentLabel(std::size_t index) const
         return {};
     ensureLayout();
     return m_labels[index];
+}
+
+QString LayoutMapView::paintedLabel(std::size_t index) const
+{
+    if (index >= extents().size())
+        return {};
+    ensureLayout();
+    return fitLabel(index, extentRect(index).width()).first;
 }
 
 bool LayoutMapView::event(QEvent *event)

@@ -52,6 +52,9 @@ public:
     // from the other labelled blocks (before eliding to the block's width); empty when the
     // block is too narrow for a label or is not a tensor.
     QString extentLabel(std::size_t index) const;
+    // What is painted in the extent's block on its first row: that label, a shorter form of
+    // it, or its last segment, in the view's font or a smaller one; empty when nothing fits.
+    QString paintedLabel(std::size_t index) const;
     // The line above the map (name, sizes, problems), wrapped to the width.
     QString caption() const { return m_file ? captionText() : QString(); }
 
@@ -78,6 +81,7 @@ private:
     QRect spanRect(qint64 from, qint64 to, int row) const;
     void paintSpan(QPainter &painter, double begin, double end, std::size_t extent, bool merged) const;
     void paintLabel(QPainter &painter, const QRect &rect, std::size_t index, const QColor &background) const;
+    std::pair<QString, QFont> fitLabel(std::size_t index, int width) const;
     void paintLegend(QPainter &painter) const;
     void labelSuffixes() const;
     QString captionText() const;
@@ -90,6 +94,7 @@ private:
     mutable std::vector<double> m_starts; // pixel position of each extent along the band, then the end
     mutable std::vector<QString> m_labels; // per extent: its label, empty for unlabelled ones
     mutable std::vector<QString> m_shortLabels; // the same without segments every label shares
+    mutable std::vector<QString> m_lastSegments; // the short label's last segment ("up_proj")
     mutable Geometry m_geometry;
     mutable bool m_layoutReady = false;
     mutable QSize m_layoutSize; // the size the layout was computed for

@@ -19,6 +19,23 @@ qint64 overlap(const QRect &a, const QRect &b)
     return common.isEmpty() ? 0 : qint64(common.width()) * common.height();
 }
 
+// Before the client rectangle, a window's saveGeometry() blob was kept under `key` itself. An
+// upgraded user's first launch reads it once, so the window comes back where it was: the blob is
+// given to restoreGeometry, what it restored is saved the new way and the blob is dropped.
+bool migrateGeometryBlob(QWidget *window, const QString &key)
+{
+    QSettings settings;
+    const QVariant old = settings.value(key);
+    if (old.typeId() != QMetaType::QByteArray)
+        return false;
+    const QByteArray blob = old.toByteArray();
+    settings.remove(key); // read once, good or not
+    if (blob.isEmpty() || !window->restoreGeometry(blob))
+        return false;
+    saveWindowGeometry(window, key);
+    return true;
+}
+
 } // namespace
 
 QRect placeOnScreens(const QRect &saved, const QList<QRect> &available)
@@ -48,7 +65,9 @@ void saveWindowGeometry(const QWidget *window, const QString &key)
 bool restoreWindowGeometry(QWidget *window, const QString &key)
 {
     const QSettings settings;
-    const QRect saved = settings.value(key + u"/rect"_s).toRect();
+    QRect saved = settings.value(key + u"/rect"_s).toRect();
+    if (saved.isEmpty() && migrateGeometryBlob(window, key))
+        saved = QSettings().value(key + u"/rect"_s).toRect();
     if (saved.isEmpty())
         return false;
     QList<QRect> available;

@@ -20,7 +20,8 @@ QRect placeOnScreens(const QRect &saved, const QList<QRect> &available);
 // Under `key` in QSettings: the normal (not maximized) client rectangle and the maximized flag.
 void saveWindowGeometry(const QWidget *window, const QString &key);
 // Gives the window its saved rectangle placed on the current screens, maximized if it was;
-// false (nothing changed) when nothing was saved.
+// false (nothing changed) when nothing was saved. A saveGeometry() blob that older versions kept
+// under `key` itself is read instead when there is no rectangle yet, and migrated (once).
 bool restoreWindowGeometry(QWidget *window, const QString &key);
 
 } // namespace stb

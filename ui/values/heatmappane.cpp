@@ -42,11 +42,10 @@ HeatmapPane::HeatmapPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 6, 8, 6);
-    // The tensor and the controls on the first line, the region on a line of its own under it:
-    // each one line at any width (a label that wrapped would change the map's height); the name
-    // is elided in the middle rather than cut.
+    // The tensor, the controls, and the region each on a line of their own: each one line at any
+    // width (a label that wrapped would change the map's height); the name is elided in the
+    // middle rather than cut (beside the controls, a 1024 px window left it "model.la…6, 4096]").
     auto *top = new QHBoxLayout;
-    top->addWidget(m_title, 1);
     auto *second = new QHBoxLayout;
     // Ignored: a long message must not widen the pane (a wider pane means a new summary).
     m_message->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -71,6 +70,8 @@ HeatmapPane::HeatmapPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *
     m_zoomOut->setToolTip(tr("Back to the view before the last zoom (drag over the map to zoom in)"));
     m_zoomOut->setEnabled(false);
     top->addWidget(m_zoomOut);
+    top->addStretch(1);
+    layout->addWidget(m_title);
     layout->addLayout(top);
     layout->addLayout(second);
     layout->addWidget(m_plane);

@@ -45,8 +45,9 @@ ValuesPane::ValuesPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pa
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 6, 8, 6);
+    // The title on a line of its own: beside the controls a 1024 px window left it "mod…96]".
+    layout->addWidget(m_title);
     auto *top = new QHBoxLayout;
-    top->addWidget(m_title, 1);
     m_raw->setToolTip(tr("A quantized weight's stored codes instead of its dequantized values"));
     m_raw->hide();
     top->addWidget(m_raw);
@@ -71,6 +72,7 @@ ValuesPane::ValuesPane(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pa
     m_progress->setMaximumWidth(120);
     m_progress->hide();
     top->addWidget(m_progress);
+    top->addStretch(1);
     layout->addLayout(top);
     layout->addWidget(m_plane);
     m_message->setWordWrap(true);
