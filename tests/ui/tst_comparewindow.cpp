@@ -1,3 +1,4 @@
+#include "ui/common/fittingtextdelegate.h"
 #include "ui/common/statuscolors.h"
 #include "ui/compare/comparedetailspane.h"
 #include "ui/compare/comparefiltermodel.h"
@@ -91,6 +92,7 @@ private slots:
     void differencesOnlyHidesIdentical();
     void metricsOfSelectedTensor();
     void groupShowsCountsPerStatus();
+    void groupStatusShortens();
     void tolerancesChangeVerdict();
     void exportWritesParseableJson();
     void exportsStateTheTolerances();
@@ -295,6 +297,31 @@ void tst_CompareWindow::groupShowsCountsPerStatus()
     QVERIFY2(text.contains(u"1 changed · 1 dtype changed"_s), qPrintable(text));
     window.trees()->treeA()->clearSelection();
     QVERIFY(window.details()->metricsText().contains(u"step"_s)); // metadata added in B
+}
+
+// A group's status in three lengths, and the longest that fits is the one shown.
+void tst_CompareWindow::groupStatusShortens()
+{
+    CompareTree::Counts counts {};
+    QCOMPARE(CompareModel::statusTexts(counts), QStringList { u"all identical"_s });
+    counts[std::size_t(PairStatus::Changed)] = 5;
+    counts[std::size_t(PairStatus::ShapeChanged)] = 1;
+    counts[std::size_t(PairStatus::OnlyInB)] = 1;
+    counts[std::size_t(PairStatus::Identical)] = 30;
+    const QStringList forms = CompareModel::statusTexts(counts);
+    QCOMPARE(forms,
+        (QStringList { u"5 changed · 1 shape changed · 1 only in B"_s, u"5 changed · 1 shape · 1 B only"_s,
+            u"7 differ"_s }));
+    counts = {};
+    counts[CompareTree::kWithinTolerance] = 3;
+    QCOMPARE(CompareModel::statusTexts(counts).back(), u"3 ≈ tol."_s);
+
+    const QFontMetrics metrics(QApplication::font());
+    QCOMPARE(FittingTextDelegate::fitting(forms, metrics, 10'000), forms[0]);
+    QCOMPARE(FittingTextDelegate::fitting(forms, metrics, metrics.horizontalAdvance(forms[1])), forms[1]);
+    QCOMPARE(FittingTextDelegate::fitting(forms, metrics, metrics.horizontalAdvance(forms[1]) - 1), forms[2]);
+    QCOMPARE(FittingTextDelegate::fitting(forms, metrics, 1), forms[2]); // elided by the view
+    QCOMPARE(FittingTextDelegate::fitting({}, metrics, 100), QString());
 }
 
 void tst_CompareWindow::tolerancesChangeVerdict()
@@ -552,6 +579,7 @@ void tst_CompareWindow::columnsAndLegendFitAt1024()
     for (QTreeView *tree : { window.trees()->treeA(), window.trees()->treeB() }) {
         tree->expandAll();
         QCOMPARE(tree->textElideMode(), Qt::ElideMiddle);
+        QVERIFY(qobject_cast<FittingTextDelegate *>(tree->itemDelegateForColumn(CompareModel::StatusColumn)));
         QCOMPARE(tree->header()->sectionResizeMode(CompareModel::NameColumn), QHeaderView::Stretch);
         QVERIFY2(tree->header()->length() <= tree->viewport()->width(),
             qPrintable(u"%1 px of columns in %2 (name %3)"_s.arg(tree->header()->length())
@@ -563,11 +591,14 @@ void tst_CompareWindow::columnsAndLegendFitAt1024()
             for (int column : { int(CompareModel::ShapeColumn), int(CompareModel::StatusColumn) }) {
                 if (tree->isColumnHidden(column))
                     continue;
-                const QString text = index.siblingAtColumn(column).data().toString();
-                // A group's status lists its counts ("1 changed · 2 only in A"): its tooltip has them.
-                if (!tree->model()->hasChildren(index) || column == CompareModel::ShapeColumn)
-                    QVERIFY2(metrics.horizontalAdvance(text) < tree->header()->sectionSize(column),
-                        qPrintable(text));
+                QString text = index.siblingAtColumn(column).data().toString();
+                // A group's counts are shown in the longest of their forms that fits the column
+                // ("1 changed · 1 dtype changed", "1 changed · 1 dtype", "2 differ").
+                const QStringList forms
+                    = index.siblingAtColumn(column).data(CompareModel::StatusTextsRole).toStringList();
+                if (!forms.isEmpty())
+                    text = FittingTextDelegate::fitting(forms, metrics, tree->header()->sectionSize(column) - 4);
+                QVERIFY2(metrics.horizontalAdvance(text) < tree->header()->sectionSize(column), qPrintable(text));
             }
         }
     }

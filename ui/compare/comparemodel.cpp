@@ -98,6 +98,42 @@ QString CompareModel::countsText(const CompareTree::Counts &counts, bool withIde
     return parts.join(u" · "_s);
 }
 
+QStringList CompareModel::statusTexts(const CompareTree::Counts &counts)
+{
+    const QString full = countsText(counts, false);
+    const std::size_t differing = CompareTree::differing(counts);
+    const std::size_t tolerated = counts[CompareTree::kWithinTolerance];
+    if (!differing && !tolerated)
+        return { full };
+    QStringList parts;
+    for (PairStatus status : kListOrder) {
+        const std::size_t n = counts[static_cast<std::size_t>(status)];
+        if (status != PairStatus::Identical && n)
+            parts << u"%1 %2"_s.arg(countText(n), shortStatusLabel(status));
+        if (status == PairStatus::Changed && tolerated)
+            parts << tr("%1 ≈ tol.").arg(countText(tolerated));
+    }
+    const QString total = differing ? tr("%1 differ").arg(countText(differing))
+                                    : tr("%1 ≈ tol.").arg(countText(tolerated));
+    return { full, parts.join(u" · "_s), total };
+}
+
+QString CompareModel::shortStatusLabel(PairStatus status)
+{
+    switch (status) {
+    case PairStatus::DTypeChanged:
+        return tr("dtype");
+    case PairStatus::ShapeChanged:
+        return tr("shape");
+    case PairStatus::OnlyInA:
+        return tr("A only");
+    case PairStatus::OnlyInB:
+        return tr("B only");
+    default:
+        return statusLabel(status);
+    }
+}
+
 const NameTree *CompareModel::shownTree() const
 {
     return m_result ? &m_result->tree.names : nullptr;
@@ -146,6 +182,8 @@ QVariant CompareModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         return displayData(index);
+    case StatusTextsRole:
+        return index.column() == StatusColumn && !pair ? statusTexts(counts(index)) : QVariant();
     case Qt::ToolTipRole:
         if (!pair)
             return u"%1\n%2"_s.arg(fullPath(index), countsText(counts(index)));

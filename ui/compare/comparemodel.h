@@ -25,6 +25,7 @@ public:
         PairRole, // int: index into Comparison::pairs, -1 for a group
         PresentRole, // bool: the tensor exists on this side (groups: true)
         DifferingRole, // bool: a differing tensor, or a group with one below it
+        StatusTextsRole, // QStringList: a group's status, longest first (FittingTextDelegate)
     };
 
     explicit CompareModel(Side side, QObject *parent = nullptr);
@@ -41,11 +42,15 @@ public:
     // The tint and the words for a status, shared by the rows, the legend and the details.
     static QColor statusColor(PairStatus status, bool withinTolerance = false);
     static QString statusLabel(PairStatus status);
+    static QString shortStatusLabel(PairStatus status); // "shape", "B only"; others as statusLabel
     // A small box of the status colour for rich text (legend, details).
     static QString swatchHtml(PairStatus status, bool withinTolerance = false);
     // "2 changed · 1 only in B · 5 identical" or "all identical"; the tree's rows leave out the
     // identical count where something differs, to stay short.
     static QString countsText(const CompareTree::Counts &counts, bool withIdentical = true);
+    // A group's status in three lengths, for a column that may be narrow: countsText without the
+    // identical ones, the same with short labels ("1 shape · 1 B only"), then the total ("7 differ").
+    static QStringList statusTexts(const CompareTree::Counts &counts);
 
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;

@@ -1,5 +1,6 @@
 #include "ui/compare/comparetreesview.h"
 
+#include "ui/common/fittingtextdelegate.h"
 #include "ui/common/statuscolors.h"
 #include "ui/compare/comparefiltermodel.h"
 #include "ui/compare/comparemodel.h"
@@ -59,6 +60,10 @@ CompareTreesView::CompareTreesView(QWidget *parent)
     // A row's status is the pair's, the same on both sides: B's column says it for both, and A's
     // names get the room.
     m_treeA->setColumnHidden(CompareModel::StatusColumn, true);
+    // A group's counts say less where the column is narrow instead of losing their middle.
+    for (QTreeView *tree : { m_treeA, m_treeB })
+        tree->setItemDelegateForColumn(
+            CompareModel::StatusColumn, new FittingTextDelegate(CompareModel::StatusTextsRole, tree));
 }
 
 QWidget *CompareTreesView::createSide(QTreeView *tree, QLabel *title)
