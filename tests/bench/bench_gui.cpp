@@ -38,18 +38,6 @@ using namespace stb;
 
 namespace {
 
-// kB values of /proc/self/status lines.
-long statusKb(const char *key)
-{
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind(key, 0) == 0)
-            return std::stol(line.substr(line.find(':') + 1));
-    }
-    return -1;
-}
-
 std::string writeManyTensors(const std::string &folder)
 {
     std::vector<TensorSpec> specs;
@@ -222,7 +210,7 @@ int main(int argc, char **argv)
         CheckpointView *view = window.documents()->currentView();
         view->setCurrentPane(CheckpointView::HexTab);
         HexView *hex = window.findChild<HexView *>();
-        const long anonBefore = statusKb("RssAnon:"), fileBefore = statusKb("RssFile:");
+        const long anonBefore = bench::statusKb("RssAnon:"), fileBefore = bench::statusKb("RssFile:");
         const quint64 size = QFileInfo(QString::fromStdString(big)).size();
         QElapsedTimer timer;
         timer.start();
@@ -233,7 +221,7 @@ int main(int argc, char **argv)
         }
         hex->goToOffset(size - 1);
         (void)hex->viewport()->grab(); // a real paint, exposed or not
-        const long anonAfter = statusKb("RssAnon:"), fileAfter = statusKb("RssFile:");
+        const long anonAfter = bench::statusKb("RssAnon:"), fileAfter = bench::statusKb("RssFile:");
         std::printf("2 GiB hex scroll: %d paints in %.0f ms (%.2f ms each)\n", paints,
             double(timer.elapsed()), double(timer.elapsed()) / paints);
         std::printf(
@@ -260,7 +248,7 @@ int main(int argc, char **argv)
         view->setCurrentPane(CheckpointView::ValuesTab);
         QTableView *table = view->valuesPane()->table();
         (void)table->viewport()->grab();
-        const long anonBefore = statusKb("RssAnon:");
+        const long anonBefore = bench::statusKb("RssAnon:");
         // Wall time and this thread's CPU time per step: on a shared machine a step the scheduler
         // preempts is slow on the wall clock only, so the CPU time says what the step costs.
         std::vector<double> stepMs, stepCpuMs;
@@ -282,7 +270,7 @@ int main(int argc, char **argv)
             step(table->verticalScrollBar(), k, 2000);
         for (int k = 0; k <= 50; ++k)
             step(table->horizontalScrollBar(), k, 50);
-        const long anonAfter = statusKb("RssAnon:");
+        const long anonAfter = bench::statusKb("RssAnon:");
         std::sort(stepMs.begin(), stepMs.end());
         std::sort(stepCpuMs.begin(), stepCpuMs.end());
         std::printf(

@@ -27,18 +27,6 @@ namespace {
 
 constexpr std::size_t kEntries = 1'000'000;
 
-// kB value of a /proc/self/status line ("VmHWM", "VmRSS").
-long statusKb(const char *key)
-{
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind(key, 0) == 0)
-            return std::stol(line.substr(line.find(':') + 1));
-    }
-    return -1;
-}
-
 // The index and its one shard in `folder`; returns the index's path.
 std::string writeIndex(const std::string &folder)
 {
@@ -94,14 +82,14 @@ int main(int argc, char **argv)
     window.resize(1200, 760);
     window.show();
     app.processEvents();
-    const long before = statusKb("VmHWM");
+    const long before = bench::statusKb("VmHWM");
     QEventLoop loop;
     QObject::connect(window.documents(), &DocumentArea::fileOpened, &loop, &QEventLoop::quit);
     QObject::connect(window.documents(), &DocumentArea::openFailed, &loop, &QEventLoop::quit);
     window.openFiles({ QString::fromStdString(index) });
     loop.exec();
     (void)window.grab(); // the diagnostics table painted
-    const long after = statusKb("VmHWM");
+    const long after = bench::statusKb("VmHWM");
     std::printf("issue 15: browser peak RSS %.1f MB before opening, %.1f MB after: growth = index + %.0f bytes "
                 "per entry (target < 300)\n",
         before / 1e3, after / 1e3, ((after - before) * 1e3 - indexMb * 1e6) / double(kEntries));

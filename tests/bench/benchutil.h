@@ -128,19 +128,22 @@ inline std::uint64_t parallelSum(std::span<const std::byte> bytes, unsigned thre
     return total;
 }
 
-// Anonymous resident memory (VmRSS minus file-backed pages) in kB, from /proc/self/status.
-inline long anonymousKb()
+// The kB value of the /proc/self/status line starting with `key` ("VmHWM", "RssAnon:"), or -1.
+inline long statusKb(const char *key)
 {
     std::ifstream status("/proc/self/status");
     std::string line;
-    long anon = 0, shmem = 0;
     while (std::getline(status, line)) {
-        if (line.rfind("RssAnon:", 0) == 0)
-            anon = std::stol(line.substr(8));
-        else if (line.rfind("RssShmem:", 0) == 0)
-            shmem = std::stol(line.substr(9));
+        if (line.rfind(key, 0) == 0)
+            return std::stol(line.substr(line.find(':') + 1));
     }
-    return anon + shmem;
+    return -1;
+}
+
+// Anonymous resident memory (VmRSS minus file-backed pages) in kB, from /proc/self/status.
+inline long anonymousKb()
+{
+    return std::max(0L, statusKb("RssAnon:")) + std::max(0L, statusKb("RssShmem:"));
 }
 
 } // namespace stb::bench
