@@ -15,6 +15,7 @@ namespace {
 typedef float F8 __attribute__((vector_size(32)));
 typedef double D4 __attribute__((vector_size(32)));
 typedef std::int32_t I8 __attribute__((vector_size(32)));
+typedef std::uint32_t U8 __attribute__((vector_size(32)));
 typedef std::uint16_t H8 __attribute__((vector_size(16)));
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -47,7 +48,10 @@ template<DType D> STB_LANES void load8(const std::byte *p, F8 &x)
             o += (127 - 15) << 23;
             o += (exponent == (0x7C00 << 13)) & ((128 - 16) << 23); // Inf/NaN: the top exponent
             const I8 subnormal = exponent == 0;
-            const F8 renormalised = reinterpret_cast<F8>(o + (1 << 23)) - 1.0f / 16384.0f;
+            // Only subnormal lanes keep this; in Inf/NaN lanes the addition passes 2^31, so it is
+            // done unsigned (signed overflow is undefined: UBSan stopped tst_valuessummary).
+            const F8 renormalised
+                = reinterpret_cast<F8>(reinterpret_cast<U8>(o) + (1u << 23)) - 1.0f / 16384.0f;
             o = subnormal ? reinterpret_cast<I8>(renormalised) : o;
             x = reinterpret_cast<F8>(o | ((w & 0x8000) << 16));
         }
