@@ -1,8 +1,10 @@
 #include "core/text/nametree.h"
 
+#include "core/format/prefault.h"
 #include "core/text/naturalorder.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <unordered_map>
 
@@ -10,25 +12,125 @@ namespace stb {
 
 namespace {
 
-// Groups are found by (parent node, segment): one hash for all levels keeps the build O(n).
-struct GroupKey {
-    int parent;
-    std::string_view segment;
-    bool operator==(const GroupKey &) const = default;
-};
-struct GroupKeyHash {
-    std::size_t operator()(const GroupKey &key) const
-    {
-        return std::hash<std::string_view>()(key.segment) * 31u + static_cast<std::size_t>(key.parent);
-    }
-};
-
 // Display order of siblings: natural, then a leaf before a group of the same segment.
 bool siblingLess(const NameTree::Node &x, const NameTree::Node &y)
 {
     if (const int c = naturalCompare(x.name, y.name))
         return c < 0;
     return !x.isGroup() && y.isGroup();
+}
+
+// The groups of the tree layout, found before any node is made, so that the nodes are allocated
+// once at their exact size and written in one go. Group 0 is the root.
+struct Grouping {
+    struct Group {
+        std::string_view segment;
+        int parent; // group number
+        std::uint32_t firstName; // the name that made it
+    };
+    std::vector<Group> groups { Group { {}, -1, 0 } };
+    std::vector<int> parentOf; // per name, the group of its last segment
+};
+
+// (parent group, segment) -> group number, open addressing over one array of group numbers: no
+// allocation per group (a node-based map made one per group, as many as the names in
+// "layers.N.blockM.weight").
+class GroupIndex {
+public:
+    // Room for `expected` groups without growing, faulted in at once.
+    explicit GroupIndex(std::size_t expected)
+    {
+        std::size_t size = 1024;
+        while (size < 2 * expected)
+            size *= 2;
+        m_slots.reserve(size);
+        prefaultForWriting(m_slots.data(), size * sizeof(int));
+        m_slots.resize(size, 0);
+        m_mask = size - 1;
+    }
+
+    int findOrAdd(
+        std::vector<Grouping::Group> &groups, int parent, std::string_view segment, std::size_t name)
+    {
+        if (2 * groups.size() >= m_slots.size())
+            grow(groups);
+        for (std::size_t slot = hash(parent, segment) & m_mask;; slot = (slot + 1) & m_mask) {
+            const int g = m_slots[slot];
+            if (g == 0) {
+                m_slots[slot] = static_cast<int>(groups.size());
+                groups.push_back({ segment, parent, static_cast<std::uint32_t>(name) });
+                return m_slots[slot];
+            }
+            const auto &group = groups[static_cast<std::size_t>(g)];
+            if (group.parent == parent && group.segment == segment)
+                return g;
+        }
+    }
+
+private:
+    static std::size_t hash(int parent, std::string_view segment)
+    {
+        return std::hash<std::string_view>()(segment)
+            ^ (static_cast<std::size_t>(parent) * 0x9E3779B97F4A7C15ull);
+    }
+    void grow(const std::vector<Grouping::Group> &groups)
+    {
+        m_slots.assign(std::max<std::size_t>(1024, 2 * m_slots.size()), 0);
+        m_mask = m_slots.size() - 1;
+        for (std::size_t g = 1; g < groups.size(); ++g) {
+            std::size_t slot = hash(groups[g].parent, groups[g].segment) & m_mask;
+            while (m_slots[slot] != 0)
+                slot = (slot + 1) & m_mask;
+            m_slots[slot] = static_cast<int>(g);
+        }
+    }
+
+    std::vector<int> m_slots; // 0: empty (group 0, the root, is never looked up)
+    std::size_t m_mask = 0;
+};
+
+// Checkpoint names come grouped ("l.0.a", "l.0.b", "l.1.a"): the groups a name shares with the
+// one before it are taken from it, and only the rest are looked up.
+Grouping groupNames(std::span<const std::string_view> names)
+{
+    Grouping out;
+    out.parentOf.resize(names.size());
+    // Sized for a group per name, at most one per dot (layers.N.blockM.weight makes 1.01 per
+    // name; most models far fewer): no copy as it grows, its pages faulted in at once.
+    std::size_t dots = 0;
+    for (const std::string_view name : names)
+        dots += static_cast<std::size_t>(std::count(name.begin(), name.end(), '.'));
+    const std::size_t expected = std::min(dots, names.size()) + 1;
+    out.groups.reserve(expected);
+    prefaultForWriting(out.groups.data(), expected * sizeof(Grouping::Group));
+    GroupIndex index(expected);
+    struct Step {
+        std::string_view segment;
+        int group;
+    };
+    std::vector<Step> path; // the previous name's groups, outermost first
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::string_view name = names[i];
+        int parent = 0;
+        std::size_t start = 0, depth = 0;
+        bool shared = true;
+        for (std::size_t dot = name.find('.'); dot != std::string_view::npos;
+             dot = name.find('.', start), ++depth) {
+            const std::string_view segment = name.substr(start, dot - start);
+            shared = shared && depth < path.size() && path[depth].segment == segment;
+            if (shared) {
+                parent = path[depth].group;
+            } else {
+                parent = index.findOrAdd(out.groups, parent, segment, i);
+                path.resize(depth);
+                path.push_back({ segment, parent });
+            }
+            start = dot + 1;
+        }
+        path.resize(depth);
+        out.parentOf[i] = parent;
+    }
+    return out;
 }
 
 } // namespace
@@ -42,50 +144,59 @@ NameTree NameTree::build(std::span<const std::string_view> names, Layout layout)
 {
     NameTree tree;
     tree.m_layout = layout;
-    auto &nodes = tree.m_nodes;
-    // At most one node per segment plus the root: reserved exactly, so that no reallocation
-    // moves a hundred thousand nodes (untouched capacity costs no memory).
-    std::size_t segments = names.size();
-    if (layout == Layout::Tree) {
-        for (const std::string_view name : names)
-            segments += static_cast<std::size_t>(std::count(name.begin(), name.end(), '.'));
-    }
-    nodes.reserve(segments + 1);
-    tree.m_nodeOfLeaf.resize(names.size());
-    tree.m_leafNames.assign(names.begin(), names.end());
-    std::unordered_map<GroupKey, int, GroupKeyHash> groups;
+    Grouping grouping;
     if (layout == Layout::Tree)
-        groups.reserve(names.size());
-    auto add = [&nodes](int parent, std::string_view name, int leaf) {
-        const int id = static_cast<int>(nodes.size());
-        Node &node = nodes.emplace_back();
-        node.name = name;
-        node.parent = parent;
-        node.leaf = leaf;
-        nodes[static_cast<std::size_t>(parent)].children.push_back(id);
-        return id;
-    };
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        const std::string_view name = names[i];
-        int parent = kRoot;
-        std::size_t start = 0;
-        if (layout == Layout::Tree) {
-            for (std::size_t dot = name.find('.'); dot != std::string_view::npos;
-                 dot = name.find('.', start)) {
-                const std::string_view segment = name.substr(start, dot - start);
-                const auto [it, inserted] = groups.try_emplace(GroupKey { parent, segment }, 0);
-                if (inserted)
-                    it->second = add(parent, segment, -1);
-                parent = it->second;
-                start = dot + 1;
-            }
-        }
-        tree.m_nodeOfLeaf[i] = add(parent, name.substr(start), static_cast<int>(i));
+        grouping = groupNames(names);
+    else
+        grouping.parentOf.assign(names.size(), 0);
+    // Ids as if nodes were made name by name: a name's new groups (outermost first), then its
+    // leaf; so a child's id exceeds its parent's.
+    const auto &groups = grouping.groups;
+    std::vector<int> nodeOfGroup(groups.size(), kRoot);
+    tree.m_nodeOfLeaf.resize(names.size());
+    int next = 1;
+    for (std::size_t i = 0, g = 1; i < names.size(); ++i) {
+        for (; g < groups.size() && groups[g].firstName == i; ++g)
+            nodeOfGroup[g] = next++;
+        tree.m_nodeOfLeaf[i] = next++;
     }
+    // Allocated once and faulted in at once (huge pages where the kernel allows): a hundred
+    // thousand names make twice as many nodes, megabytes a page fault at a time otherwise.
+    auto &nodes = tree.m_nodes;
+    const auto count = static_cast<std::size_t>(next);
+    nodes.reserve(count);
+    prefaultForWriting(nodes.data(), count * sizeof(Node));
+    nodes.resize(count);
+    for (std::size_t g = 1; g < groups.size(); ++g) {
+        Node &node = nodes[static_cast<std::size_t>(nodeOfGroup[g])];
+        node.name = groups[g].segment;
+        node.parent = nodeOfGroup[static_cast<std::size_t>(groups[g].parent)];
+    }
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        Node &node = nodes[static_cast<std::size_t>(tree.m_nodeOfLeaf[i])];
+        const std::string_view name = names[i];
+        const int parent = grouping.parentOf[i];
+        // The leaf's segment: what follows its group's path (the whole name in flat layout).
+        node.name = layout == Layout::Flat ? name : name.substr(name.rfind('.') + 1);
+        node.parent = nodeOfGroup[static_cast<std::size_t>(parent)];
+        node.leaf = static_cast<int>(i);
+    }
+    tree.m_leafNames.reserve(names.size());
+    prefaultForWriting(tree.m_leafNames.data(), names.size() * sizeof(std::string_view));
+    tree.m_leafNames.assign(names.begin(), names.end());
+    // Children in id order (the order the names made them), each list allocated at its size.
+    std::vector<int> childCount(count, 0);
+    for (std::size_t id = 1; id < count; ++id)
+        ++childCount[static_cast<std::size_t>(nodes[id].parent)];
+    for (std::size_t id = 0; id < count; ++id)
+        nodes[id].children.reserve(static_cast<std::size_t>(childCount[id]));
+    for (std::size_t id = 1; id < count; ++id)
+        nodes[static_cast<std::size_t>(nodes[id].parent)].children.push_back(static_cast<int>(id));
     for (auto &node : nodes) {
-        std::stable_sort(node.children.begin(), node.children.end(), [&nodes](int a, int b) {
-            return siblingLess(nodes[static_cast<std::size_t>(a)], nodes[static_cast<std::size_t>(b)]);
-        });
+        if (node.children.size() > 1)
+            std::stable_sort(node.children.begin(), node.children.end(), [&nodes](int a, int b) {
+                return siblingLess(nodes[static_cast<std::size_t>(a)], nodes[static_cast<std::size_t>(b)]);
+            });
         for (std::size_t row = 0; row < node.children.size(); ++row)
             nodes[static_cast<std::size_t>(node.children[row])].row = static_cast<int>(row);
     }

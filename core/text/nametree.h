@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/format/prefault.h"
+
 #include <cstddef>
 #include <span>
 #include <string>
@@ -65,7 +67,10 @@ public:
     // children's, added by `add(T &into, const T &from)` (so saturating or per-kind sums work).
     template<class T, class LeafValue, class Add> std::vector<T> sum(LeafValue &&leafValue, Add &&add) const
     {
-        std::vector<T> values(m_nodes.size());
+        std::vector<T> values;
+        values.reserve(m_nodes.size()); // megabytes for a large model: faulted in at once
+        prefaultForWriting(values.data(), m_nodes.size() * sizeof(T));
+        values.resize(m_nodes.size());
         for (std::size_t id = 1; id < m_nodes.size(); ++id) {
             if (m_nodes[id].leaf >= 0)
                 values[id] = leafValue(static_cast<std::size_t>(m_nodes[id].leaf));

@@ -68,6 +68,16 @@ private slots:
             << QStringList { u"x.y"_s, u"x.y"_s } << false << u"{x{y#0,y#1}}"_s;
         QTest::newRow("leading zeros: shorter spelling first")
             << QStringList { u"n.007"_s, u"n.7"_s } << false << u"{n{7#1,007#0}}"_s;
+        // A name's groups are taken from the name before it where their paths agree: these make
+        // it meet a group again after others, go deeper after shallower, and share a segment
+        // under another parent.
+        QTest::newRow("group met again after another")
+            << QStringList { u"a.x.w"_s, u"b.x.w"_s, u"a.x.v"_s } << false << u"{a{x{v#2,w#0}},b{x{w#1}}}"_s;
+        QTest::newRow("deeper after shallower")
+            << QStringList { u"a.b.c.d"_s, u"a.e"_s, u"a.b.c.f"_s } << false << u"{a{b{c{d#0,f#2}},e#1}}"_s;
+        QTest::newRow("same segment under other parents")
+            << QStringList { u"l.0.mlp.w"_s, u"l.1.mlp.w"_s, u"l.0.mlp.b"_s } << false
+            << u"{l{0{mlp{b#2,w#0}},1{mlp{w#1}}}}"_s;
         QTest::newRow("flat") << QStringList { u"b.10"_s, u"b.9"_s, u"a.x"_s } << true
                               << u"{a.x#2,b.9#1,b.10#0}"_s;
     }
@@ -86,6 +96,23 @@ private slots:
             QCOMPARE(tree.node(id).leaf, static_cast<int>(i));
             QCOMPARE(tree.path(id), std::string(list[i]));
         }
+    }
+
+    // More groups than names (each name its own two): the group table grows past its first size.
+    void manyGroups()
+    {
+        std::vector<std::string> storage;
+        for (int i = 0; i < 5000; ++i)
+            storage.push_back("g" + std::to_string(i) + ".h.w");
+        const std::vector<std::string_view> list(storage.begin(), storage.end());
+        const NameTree tree = NameTree::build(list);
+        QCOMPARE(tree.size(), std::size_t(1 + 3 * 5000));
+        QCOMPARE(tree.node(NameTree::kRoot).children.size(), std::size_t(5000));
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            QCOMPARE(tree.find(list[i]), tree.nodeOfLeaf(i));
+            QCOMPARE(tree.path(tree.node(tree.nodeOfLeaf(i)).parent), "g" + std::to_string(i) + ".h");
+        }
+        QVERIFY(dump(tree).find("bad links") == std::string::npos);
     }
 
     void find_data()

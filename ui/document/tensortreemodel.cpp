@@ -1,5 +1,6 @@
 #include "ui/document/tensortreemodel.h"
 
+#include "core/format/prefault.h"
 #include "core/quant/quantbadge.h"
 #include "ui/common/qtformat.h"
 
@@ -54,11 +55,15 @@ std::shared_ptr<const TensorTreeModel::Rows> TensorTreeModel::prepare(
     const auto &tensors = checkpoint.tensors();
     std::vector<std::string_view> names;
     names.reserve(tensors.size());
+    prefaultForWriting(names.data(), tensors.size() * sizeof(std::string_view));
     for (const auto &tensor : tensors)
         names.emplace_back(tensor.info->name);
     auto rows = std::make_shared<Rows>();
     rows->flat = flat;
     rows->tree = NameTree::build(names, flat ? NameTree::Layout::Flat : NameTree::Layout::Tree);
+    // Megabytes for a large model: faulted in at once, not a page at a time.
+    rows->own.reserve(tensors.size());
+    prefaultForWriting(rows->own.data(), tensors.size() * sizeof(Totals));
     rows->own.resize(tensors.size());
     std::vector<std::pair<std::size_t, std::size_t>> companions; // companion tensor -> codes tensor
     for (std::size_t i = 0; i < tensors.size(); ++i) {
