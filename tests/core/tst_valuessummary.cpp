@@ -36,7 +36,11 @@ constexpr std::uint64_t kLocateChunk = std::uint64_t(1) << 20; // locate's chunk
 // this puts them back (STB_KERNELS=portable stays portable).
 struct RestoreAvx512 {
     const bool wasEnabled = kernels::avx512::enabled();
-    ~RestoreAvx512() { kernels::avx512::setEnabled(wasEnabled); }
+    ~RestoreAvx512()
+    {
+        kernels::avx512::setEnabled(wasEnabled);
+        kernels::avx2::setEnabled(true);
+    }
 };
 
 const char *familyName(bool avx512)
@@ -424,7 +428,7 @@ void tst_ValuesSummary::kernelsReadEveryCode()
 void tst_ValuesSummary::kernelsAddRowsLikeScalar_data()
 {
     QTest::addColumn<DType>("dtype");
-    QTest::addColumn<bool>("avx512");
+    QTest::addColumn<int>("family"); // 0: AVX-512, 1: AVX2, 2: GCC's generic vectors
     QTest::addColumn<quint64>("rows");
     QTest::addColumn<quint64>("cols");
     QTest::addColumn<quint64>("stride"); // elements from one row to the next (≥ cols)
@@ -438,12 +442,13 @@ void tst_ValuesSummary::kernelsAddRowsLikeScalar_data()
     const Shape shapes[] = { { "1x17", 1, 17, 17 }, { "8x16", 8, 16, 16 }, { "9x33", 9, 33, 33 },
         { "23x100 stride 103", 23, 100, 103 }, { "17x1030", 17, 1030, 1030 } };
     for (DType dtype : { DType::F32, DType::BF16, DType::F16 }) {
-        for (bool avx512 : { true, false }) {
+        for (int family : { 0, 1, 2 }) {
             for (const Shape &shape : shapes) {
                 for (bool special : { false, true }) {
-                    QTest::addRow("%s %s, %s%s", dtypeName(dtype).data(), shape.name, familyName(avx512),
+                    QTest::addRow("%s %s, %s%s", dtypeName(dtype).data(), shape.name,
+                        family == 0 ? "AVX-512" : family == 1 ? "AVX2" : "generic vectors",
                         special ? ", NaN and Inf" : "")
-                        << dtype << avx512 << quint64(shape.rows) << quint64(shape.cols) << quint64(shape.stride)
+                        << dtype << family << quint64(shape.rows) << quint64(shape.cols) << quint64(shape.stride)
                         << special;
                 }
             }
@@ -451,18 +456,22 @@ void tst_ValuesSummary::kernelsAddRowsLikeScalar_data()
     }
 }
 
-// The vector kernels carry columns down blocks of rows in registers: lane for lane and row for
-// row they must give the scalar definition's extremes and sums, bit for bit.
+// The vector kernels carry columns down blocks of rows in registers, unmasked until a sum shows
+// a value not finite: lane for lane and row for row they must give the scalar definition's
+// extremes and sums, bit for bit, in each family the CPU can run.
 void tst_ValuesSummary::kernelsAddRowsLikeScalar()
 {
     QFETCH(DType, dtype);
-    QFETCH(bool, avx512);
+    QFETCH(int, family);
     QFETCH(quint64, rows);
     QFETCH(quint64, cols);
     QFETCH(quint64, stride);
     QFETCH(bool, special);
+    if ((family == 0 && !kernels::avx512::supported()) || (family == 1 && !kernels::avx2::supported()))
+        QSKIP("this CPU cannot run that family");
     RestoreAvx512 restore;
-    kernels::avx512::setEnabled(avx512);
+    kernels::avx512::setEnabled(family == 0);
+    kernels::avx2::setEnabled(family == 1);
     std::vector<std::byte> bytes = noiseBytes(dtype, rows * stride, 7);
     if (special) {
         plant(dtype, bytes, 0, kNaN);

@@ -230,8 +230,12 @@ bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std
         // The next block's rows, asked for while this one is read: each row is its own stream, and
         // a row's bytes for one tile of columns are too few for the hardware prefetchers to start.
         const std::byte *next = r + block < rows ? q + block * rowBytes : nullptr;
-        finite &= avx512::enabled() ? avx512::addRowsToColumns(dtype, q, rowBytes, block, n, lo, hi, sum, next)
-                                    : addRowsPortable(dtype, q, rowBytes, block, n, lo, hi, sum, next);
+        if (avx512::enabled())
+            finite &= avx512::addRowsToColumns(dtype, q, rowBytes, block, n, lo, hi, sum, next);
+        else if (avx2::enabled())
+            finite &= avx2::addRowsToColumns(dtype, q, rowBytes, block, n, lo, hi, sum, next);
+        else
+            finite &= addRowsPortable(dtype, q, rowBytes, block, n, lo, hi, sum, next);
     }
     return finite;
 }

@@ -39,6 +39,17 @@ bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std
     float *lo, float *hi, double *sum, const std::byte *next);
 } // namespace avx512
 
+// The portable family's kernel on CPUs with AVX2 and F16C (kernels/valuescanavx2.cpp); where
+// they are missing, GCC's generic vectors in valuescan.cpp. addRowsToColumns above picks it.
+namespace avx2 {
+bool supported(); // the CPU has AVX2 and F16C
+bool enabled();   // supported and not switched off
+// Tests switch it off to run (and compare with) the generic vectors on the same CPU.
+void setEnabled(bool on);
+bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
+    float *lo, float *hi, double *sum, const std::byte *next);
+} // namespace avx2
+
 // The scalar definitions, one value at a time: what every lane computes, and what the vector
 // kernels run on the values left over after their last whole vector.
 float floatAt(DType dtype, const std::byte *p, std::size_t i); // element i, exactly
