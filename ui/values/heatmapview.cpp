@@ -81,7 +81,8 @@ QString HeatmapView::cellText(std::uint32_t i, std::uint32_t j) const
         return end - begin == 1 ? QString::number(begin) : u"%1–%2"_s.arg(begin).arg(end - 1);
     };
     QString text = tr("rows %1, columns %2")
-                       .arg(range(s.rowBegin(i), s.rowBegin(i + 1)), range(s.colBegin(j), s.colBegin(j + 1)));
+                       .arg(range(m_row0 + s.rowBegin(i), m_row0 + s.rowBegin(i + 1)),
+                           range(m_col0 + s.colBegin(j), m_col0 + s.colBegin(j + 1)));
     if (s.finite(i, j) > 0)
         text += tr("\nmin %1  max %2  mean %3").arg(number(s.min[c]), number(s.max[c]), number(s.mean[c]));
     else
