@@ -10,6 +10,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <mutex>
 
 namespace stb {
@@ -33,35 +34,32 @@ std::uint32_t partOf(std::uint64_t index, std::uint64_t total, std::uint64_t par
     return static_cast<std::uint32_t>((Wide(index + 1) * parts - 1) / total);
 }
 
-// One cell row's running sums while a task scans its rows (sum, not yet the mean).
-struct CellRow {
-    std::vector<double> min, max, sum;
-    // Finite counts follow from the cell sizes; filled (and cleared) only when a task meets a
-    // value not finite, `special` then set.
-    std::vector<HeatmapSummary::Specials> specials;
-    bool special = false;
+// Cells along a side of `side` values for a wanted count: 1 … the side and kMaxHeatmapSide.
+std::uint32_t clampedSide(std::uint32_t wanted, std::uint64_t side)
+{
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>({ std::max(wanted, 1u), side, kMaxHeatmapSide }));
+}
 
-    void reset(std::size_t cells)
-    {
-        min.assign(cells, kInf);
-        max.assign(cells, -kInf);
-        sum.assign(cells, 0.0);
-        if (special)
-            specials.assign(cells, {});
-        special = false;
-    }
-};
+// The grid of emptyHeatmap with its cells not written.
+HeatmapSummary unwrittenHeatmap(
+    std::uint64_t rows, std::uint64_t cols, std::uint32_t cellRows, std::uint32_t cellCols)
+{
+    HeatmapSummary summary;
+    summary.rows = rows;
+    summary.cols = cols;
+    summary.cellRows = clampedSide(cellRows, rows);
+    summary.cellCols = clampedSide(cellCols, cols);
+    const std::size_t cells = std::size_t(summary.cellRows) * summary.cellCols;
+    summary.min.resize(cells);
+    summary.max.resize(cells);
+    summary.mean.resize(cells);
+    return summary;
+}
 
-struct TaskJob {
-    DType dtype;
-    const std::byte *data;
-    std::uint64_t firstSource; // source index of (row begin, column 0)
-    std::uint64_t rows, rowStride, cols, colStride;
-    const std::uint64_t *colBegins; // W+1 boundaries
-    CellRow *cells;
-};
-
-constexpr std::uint64_t kTile = 1024; // columns whose running values a task carries down its rows
+// Columns whose running values a task carries down its rows: a whole row of most matrices, so
+// that each row of a block is one long sequential stream (rows of 1,024 columns were too short
+// for the hardware prefetchers: the kernel waited on its loads). 160 KB a tile: kept per worker.
+constexpr std::uint64_t kTile = 4096;
 
 // Per-column running values of one tile of columns down a task's rows: float extremes for the
 // dtypes the kernels read (every value exactly a float), double for the others.
@@ -89,8 +87,39 @@ template<typename T> struct ColumnTile {
     }
 };
 
+// One cell row's running sums while a task scans its rows (sum, not yet the mean).
+struct CellRow {
+    // Written by the task's first column of each cell (foldTile), so never cleared.
+    std::vector<double> min, max, sum;
+    // Finite counts follow from the cell sizes; filled (and cleared) only when a task meets a
+    // value not finite, `special` then set.
+    std::vector<HeatmapSummary::Specials> specials;
+    bool special = false;
+    // The worker's tiles, made at its first task (a task uses one of the two).
+    std::unique_ptr<ColumnTile<float>> floatTile;
+    std::unique_ptr<ColumnTile<double>> doubleTile;
+
+    void reset(std::size_t cells)
+    {
+        min.resize(cells);
+        max.resize(cells);
+        sum.resize(cells);
+        special = false;
+    }
+};
+
+struct TaskJob {
+    DType dtype;
+    const std::byte *data;
+    std::uint64_t firstSource; // source index of (row begin, column 0)
+    std::uint64_t rows, rowStride, cols, colStride;
+    const std::uint64_t *colBegins; // W+1 boundaries
+    CellRow *cells;
+};
+
 // Adds a tile's columns [c0, c0 + width) to their cells, column after column, so that a cell's
-// sum is the same whichever kernel filled the tile.
+// sum is the same whichever kernel filled the tile. A cell's first column sets its values (a
+// column's sum starts at +0, so this is 0 + sum exactly).
 template<typename T>
 void foldTile(const TaskJob &job, const ColumnTile<T> &tile, std::uint64_t c0, std::uint64_t width)
 {
@@ -101,6 +130,12 @@ void foldTile(const TaskJob &job, const ColumnTile<T> &tile, std::uint64_t c0, s
     for (std::uint64_t k = 0; k < width; ++k) {
         while (job.colBegins[j + 1] <= c0 + k)
             ++j;
+        if (c0 + k == job.colBegins[j]) {
+            cells.min[j] = double(tile.lo[k]);
+            cells.max[j] = double(tile.hi[k]);
+            cells.sum[j] = tile.sum[k];
+            continue;
+        }
         cells.min[j] = std::min(cells.min[j], double(tile.lo[k]));
         cells.max[j] = std::max(cells.max[j], double(tile.hi[k]));
         cells.sum[j] += tile.sum[k];
@@ -127,20 +162,17 @@ void foldTile(const TaskJob &job, const ColumnTile<T> &tile, std::uint64_t c0, s
 void runFloatTiles(const TaskJob &job)
 {
     const std::uint64_t size = dtypeInfo(job.dtype).bits / 8;
-    ColumnTile<float> tile;
+    auto &owned = job.cells->floatTile;
+    if (!owned)
+        owned = std::make_unique<ColumnTile<float>>();
+    ColumnTile<float> &tile = *owned;
     for (std::uint64_t c0 = 0; c0 < job.cols; c0 += kTile) {
         const std::uint64_t width = std::min(kTile, job.cols - c0);
         tile.reset(width);
         bool finite = true;
         const std::byte *row = job.data + (job.firstSource + c0) * size;
         const std::uint64_t rowBytes = job.rowStride * size;
-        for (std::uint64_t r = 0; r < job.rows; ++r, row += rowBytes) {
-            if (r + 2 < job.rows) { // the hardware prefetchers stop at the page a row ends in
-                for (std::uint64_t b = 0; b < width * size; b += 64)
-                    __builtin_prefetch(row + 2 * rowBytes + b, 0, 3);
-            }
-            finite &= kernels::addRowToColumns(job.dtype, row, width, tile.lo, tile.hi, tile.sum);
-        }
+        finite &= kernels::addRowsToColumns(job.dtype, row, rowBytes, job.rows, width, tile.lo, tile.hi, tile.sum);
         if (!finite) {
             row = job.data + (job.firstSource + c0) * size;
             for (std::uint64_t r = 0; r < job.rows; ++r, row += rowBytes) {
@@ -159,14 +191,17 @@ void runFloatTiles(const TaskJob &job)
 // row at a time, each column carried down the rows as the kernels do.
 void runDecodedTiles(const TaskJob &job)
 {
-    ColumnTile<double> tile;
-    double values[kTile];
+    auto &owned = job.cells->doubleTile;
+    if (!owned)
+        owned = std::make_unique<ColumnTile<double>>();
+    ColumnTile<double> &tile = *owned;
+    std::vector<double> values(std::min(kTile, job.cols));
     for (std::uint64_t c0 = 0; c0 < job.cols; c0 += kTile) {
         const std::uint64_t width = std::min(kTile, job.cols - c0);
         tile.reset(width);
         for (std::uint64_t r = 0; r < job.rows; ++r) {
             gatherValues(job.dtype, job.data, job.firstSource + r * job.rowStride + c0 * job.colStride,
-                job.colStride, width, values);
+                job.colStride, width, values.data());
             for (std::uint64_t k = 0; k < width; ++k) {
                 const double v = values[k];
                 if (!std::isfinite(v)) {
@@ -247,19 +282,10 @@ std::optional<std::pair<double, double>> HeatmapSummary::finiteRange() const
 HeatmapSummary emptyHeatmap(
     std::uint64_t rows, std::uint64_t cols, std::uint32_t cellRows, std::uint32_t cellCols)
 {
-    HeatmapSummary summary;
-    summary.rows = rows;
-    summary.cols = cols;
-    const auto clampSide = [](std::uint32_t wanted, std::uint64_t side) {
-        return static_cast<std::uint32_t>(
-            std::min<std::uint64_t>({ std::max(wanted, 1u), side, kMaxHeatmapSide }));
-    };
-    summary.cellRows = clampSide(cellRows, rows);
-    summary.cellCols = clampSide(cellCols, cols);
-    const std::size_t cells = std::size_t(summary.cellRows) * summary.cellCols;
-    summary.min.assign(cells, kInf);
-    summary.max.assign(cells, -kInf);
-    summary.mean.assign(cells, 0.0);
+    HeatmapSummary summary = unwrittenHeatmap(rows, cols, cellRows, cellCols);
+    std::fill(summary.min.begin(), summary.min.end(), kInf);
+    std::fill(summary.max.begin(), summary.max.end(), -kInf);
+    std::fill(summary.mean.begin(), summary.mean.end(), 0.0);
     return summary;
 }
 
@@ -269,27 +295,42 @@ namespace {
 // vanished under the read.
 using TaskRunner = std::function<bool(const Task &task, CellRow &cells, unsigned worker)>;
 
-// The pass both summaries share: tasks of whole rows inside one cell row, merged under a lock,
-// means from the sums at the end.
+// The pass both summaries share: tasks of whole rows inside one cell row. A task alone in its
+// cell row writes the row's cells; tasks sharing one (tall cells) merge under a lock, the first
+// writing and the others adding. The last task of a cell row turns its sums into means.
 std::optional<HeatmapSummary> summarizeTasks(std::uint64_t rows, std::uint64_t cols, std::uint32_t cellRows,
     std::uint32_t cellCols,
     const std::function<TaskRunner(const std::uint64_t *colBegins, unsigned workers)> &makeRunner,
     std::string &error, std::stop_token stop, const ProgressFn &progress, unsigned threads)
 {
-    HeatmapSummary summary = emptyHeatmap(rows, cols, cellRows, cellCols);
     const std::uint64_t elements = rows * cols;
     if (elements == 0)
-        return summary;
-    std::vector<std::uint64_t> colBegins(summary.cellCols + 1);
-    for (std::uint32_t j = 0; j <= summary.cellCols; ++j)
+        return emptyHeatmap(rows, cols, cellRows, cellCols);
+    HeatmapSummary summary = unwrittenHeatmap(rows, cols, cellRows, cellCols);
+    const std::uint32_t width = summary.cellCols;
+    std::vector<std::uint64_t> colBegins(width + 1);
+    for (std::uint32_t j = 0; j <= width; ++j)
         colBegins[j] = summary.colBegin(j);
     const std::uint64_t rowsPerTask = std::max<std::uint64_t>(1, kTaskElements / cols);
     std::vector<Task> tasks;
+    std::vector<std::uint32_t> tasksOfRow(summary.cellRows), merged(summary.cellRows);
     for (std::uint32_t i = 0; i < summary.cellRows; ++i) {
         const std::uint64_t end = summary.rowBegin(i + 1);
-        for (std::uint64_t r = summary.rowBegin(i); r < end; r += rowsPerTask)
+        for (std::uint64_t r = summary.rowBegin(i); r < end; r += rowsPerTask, ++tasksOfRow[i])
             tasks.push_back({ i, r, std::min(end, r + rowsPerTask) });
     }
+
+    // Sums to means for cell row i, once all its tasks merged (finite counts from the cell sizes).
+    const auto finishRow = [&](std::uint32_t i) {
+        const std::uint64_t height = summary.rowBegin(i + 1) - summary.rowBegin(i);
+        for (std::uint32_t j = 0; j < width; ++j) {
+            const std::size_t c = summary.cellIndex(i, j);
+            const std::uint64_t finite = height * (colBegins[j + 1] - colBegins[j]) - summary.nanCount(c)
+                - summary.posInfCount(c) - summary.negInfCount(c);
+            double &mean = summary.mean[c];
+            mean = finite ? mean / static_cast<double>(finite) : std::numeric_limits<double>::quiet_NaN();
+        }
+    };
 
     const unsigned workers = threadCount(threads);
     const TaskRunner run = makeRunner(colBegins.data(), workers);
@@ -301,26 +342,44 @@ std::optional<HeatmapSummary> summarizeTasks(std::uint64_t rows, std::uint64_t c
             return false;
         const Task &task = tasks[t];
         CellRow &cells = scratch[worker];
-        cells.reset(summary.cellCols);
+        cells.reset(width);
         if (!run(task, cells, worker))
             return false;
-        std::lock_guard lock(mergeMutex);
-        for (std::uint32_t j = 0; j < summary.cellCols; ++j) {
-            const std::size_t c = summary.cellIndex(task.cellRow, j);
-            summary.min[c] = std::min(summary.min[c], cells.min[j]);
-            summary.max[c] = std::max(summary.max[c], cells.max[j]);
-            summary.mean[c] += cells.sum[j]; // a sum until the pass ends
+        // A task alone in its cell row writes cells no other task touches; the lock is still
+        // taken for the counts of values not finite (the summary's list of them grows once).
+        const std::uint32_t i = task.cellRow;
+        const bool alone = tasksOfRow[i] == 1;
+        std::unique_lock lock(mergeMutex, std::defer_lock);
+        if (!alone || cells.special)
+            lock.lock();
+        double *min = &summary.min[summary.cellIndex(i, 0)];
+        double *max = &summary.max[summary.cellIndex(i, 0)];
+        double *sum = &summary.mean[summary.cellIndex(i, 0)]; // a sum until the row is finished
+        if (alone || merged[i] == 0) {
+            std::copy_n(cells.min.data(), width, min);
+            std::copy_n(cells.max.data(), width, max);
+            std::copy_n(cells.sum.data(), width, sum);
+        } else {
+            for (std::uint32_t j = 0; j < width; ++j) {
+                min[j] = std::min(min[j], cells.min[j]);
+                max[j] = std::max(max[j], cells.max[j]);
+                sum[j] += cells.sum[j];
+            }
         }
         if (cells.special) {
             if (summary.specials.empty())
                 summary.specials.resize(summary.min.size());
-            for (std::uint32_t j = 0; j < summary.cellCols; ++j) {
-                HeatmapSummary::Specials &into = summary.specials[summary.cellIndex(task.cellRow, j)];
+            for (std::uint32_t j = 0; j < width; ++j) {
+                HeatmapSummary::Specials &into = summary.specials[summary.cellIndex(i, j)];
                 into.nan += cells.specials[j].nan;
                 into.posInf += cells.specials[j].posInf;
                 into.negInf += cells.specials[j].negInf;
             }
         }
+        if (alone || ++merged[i] == tasksOfRow[i])
+            finishRow(i);
+        if (!lock.owns_lock())
+            lock.lock();
         done += (task.rowEnd - task.rowBegin) * cols;
         if (progress)
             progress(done, elements);
@@ -331,13 +390,6 @@ std::optional<HeatmapSummary> summarizeTasks(std::uint64_t rows, std::uint64_t c
     if (!finished) {
         error = "the tensor's bytes vanished while reading (the file was truncated)";
         return std::nullopt;
-    }
-    for (std::uint32_t i = 0; i < summary.cellRows; ++i) {
-        for (std::uint32_t j = 0; j < summary.cellCols; ++j) {
-            const std::uint64_t finite = summary.finite(i, j);
-            double &mean = summary.mean[summary.cellIndex(i, j)];
-            mean = finite ? mean / static_cast<double>(finite) : std::numeric_limits<double>::quiet_NaN();
-        }
     }
     return summary;
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/format/dtype.h"
+#include "core/io/largealloc.h"
 #include "core/stats/tensoranalyzer.h" // ProgressFn
 #include "core/values/stridedview.h"
 
@@ -26,12 +27,18 @@ struct HeatmapSummary {
         std::uint64_t nan = 0, posInf = 0, negInf = 0;
     };
 
+    // Per-cell values in huge pages, left unwritten by resize (core/io/largealloc.h): a
+    // summary's cells (24 MB at 1024×1024) are written once, cell row by cell row, by the pass's
+    // workers. Filling them first in 4 KiB pages was a pass of its own over fresh pages, whose
+    // page faults on a virtual machine made it a third of the heatmap's time.
+    using Cells = std::vector<double, LargeAllocator<double>>;
+
     std::uint64_t rows = 0, cols = 0;
     std::uint32_t cellRows = 0, cellCols = 0;
-    std::vector<double> min, max, mean; // per cell, row-major; meaningful when finite(cell) > 0
+    Cells min, max, mean; // per cell, row-major; meaningful when finite(cell) > 0
     // Per cell, or empty when every value is finite (most weight matrices): 1024×1024 cells of
     // counts are 24 MB, half of a summary.
-    std::vector<Specials> specials;
+    std::vector<Specials, LargeAllocator<Specials>> specials;
 
     std::uint64_t nanCount(std::size_t c) const { return specials.empty() ? 0 : specials[c].nan; }
     std::uint64_t posInfCount(std::size_t c) const { return specials.empty() ? 0 : specials[c].posInf; }

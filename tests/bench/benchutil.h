@@ -42,14 +42,15 @@ inline void printKernels()
         std::max(1u, std::thread::hardware_concurrency()));
 }
 
-// Median CPU time in milliseconds of the calling thread over `runs` calls of fn: on a machine
-// shared with other work, wall time counts the time slices others took; this does not (fn must
-// run on the calling thread).
-template<typename Fn> double medianThreadCpuMs(int runs, Fn &&fn)
+// Median CPU time in milliseconds of `runs` calls of fn, on `clock`: CLOCK_THREAD_CPUTIME_ID
+// (the calling thread: fn must run on it) or CLOCK_PROCESS_CPUTIME_ID (every thread of the
+// process: for fn that runs on worker threads). On a machine shared with other work, wall time
+// counts the time slices others took; this does not.
+template<typename Fn> double medianCpuMs(clockid_t clock, int runs, Fn &&fn)
 {
-    auto now = [] {
+    auto now = [clock] {
         timespec t {};
-        ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        ::clock_gettime(clock, &t);
         return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
     };
     std::vector<double> times;
@@ -60,6 +61,11 @@ template<typename Fn> double medianThreadCpuMs(int runs, Fn &&fn)
     }
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
+}
+
+template<typename Fn> double medianThreadCpuMs(int runs, Fn &&fn)
+{
+    return medianCpuMs(CLOCK_THREAD_CPUTIME_ID, runs, std::forward<Fn>(fn));
 }
 
 // Median CPU time (user + system) in milliseconds of `runs` runs of a shell command and the

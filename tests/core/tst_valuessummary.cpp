@@ -36,7 +36,11 @@ constexpr std::uint64_t kLocateChunk = std::uint64_t(1) << 20; // locate's chunk
 // this puts them back (STB_KERNELS=portable stays portable).
 struct RestoreAvx512 {
     const bool wasEnabled = kernels::avx512::enabled();
-    ~RestoreAvx512() { kernels::avx512::setEnabled(wasEnabled); }
+    ~RestoreAvx512()
+    {
+        kernels::avx512::setEnabled(wasEnabled);
+        kernels::avx2::setEnabled(true);
+    }
 };
 
 const char *familyName(bool avx512)
@@ -114,6 +118,8 @@ private slots:
     void heatmapShapes();
     void kernelsReadEveryCode_data();
     void kernelsReadEveryCode();
+    void kernelsAddRowsLikeScalar_data();
+    void kernelsAddRowsLikeScalar();
     void heatmapStopsAndRefusesShortData();
     void colours();
     void clippedRange_data();
@@ -389,7 +395,7 @@ void tst_ValuesSummary::kernelsReadEveryCode()
     const std::vector<std::byte> bytes = test::packCodes(dtype, codes);
     std::vector<float> lo(codes.size(), float(kInf)), hi(codes.size(), float(-kInf));
     std::vector<double> sum(codes.size(), 0.0);
-    QVERIFY(!kernels::addRowToColumns(dtype, bytes.data(), codes.size(), lo.data(), hi.data(), sum.data()));
+    QVERIFY(!kernels::addRowsToColumns(dtype, bytes.data(), 0, 1, codes.size(), lo.data(), hi.data(), sum.data()));
     for (std::uint64_t code = 0; code < codes.size(); ++code) {
         const double v = decodeCode(dtype, code);
         QCOMPARE(double(kernels::floatAt(dtype, bytes.data(), code)), v);
@@ -417,6 +423,73 @@ void tst_ValuesSummary::kernelsReadEveryCode()
         // The first non-finite code placed last, after whole vectors and in a tail.
         QVERIFY(!kernels::finiteRange(dtype, bytes.data() + 2 * (infCode + 1 - n), n, rangeLo, rangeHi));
     }
+}
+
+void tst_ValuesSummary::kernelsAddRowsLikeScalar_data()
+{
+    QTest::addColumn<DType>("dtype");
+    QTest::addColumn<int>("family"); // 0: AVX-512, 1: AVX2, 2: GCC's generic vectors
+    QTest::addColumn<quint64>("rows");
+    QTest::addColumn<quint64>("cols");
+    QTest::addColumn<quint64>("stride"); // elements from one row to the next (≥ cols)
+    QTest::addColumn<bool>("special");   // a NaN, +Inf and -Inf planted
+    struct Shape {
+        const char *name;
+        std::uint64_t rows, cols, stride;
+    };
+    // Row counts below, at and past a block of rows (kernels::kRowBlock = 8); column counts with
+    // and without a tail after the last whole vector; rows with a gap between them.
+    const Shape shapes[] = { { "1x17", 1, 17, 17 }, { "8x16", 8, 16, 16 }, { "9x33", 9, 33, 33 },
+        { "23x100 stride 103", 23, 100, 103 }, { "17x1030", 17, 1030, 1030 } };
+    for (DType dtype : { DType::F32, DType::BF16, DType::F16 }) {
+        for (int family : { 0, 1, 2 }) {
+            for (const Shape &shape : shapes) {
+                for (bool special : { false, true }) {
+                    QTest::addRow("%s %s, %s%s", dtypeName(dtype).data(), shape.name,
+                        family == 0 ? "AVX-512" : family == 1 ? "AVX2" : "generic vectors",
+                        special ? ", NaN and Inf" : "")
+                        << dtype << family << quint64(shape.rows) << quint64(shape.cols) << quint64(shape.stride)
+                        << special;
+                }
+            }
+        }
+    }
+}
+
+// The vector kernels carry columns down blocks of rows in registers, unmasked until a sum shows
+// a value not finite: lane for lane and row for row they must give the scalar definition's
+// extremes and sums, bit for bit, in each family the CPU can run.
+void tst_ValuesSummary::kernelsAddRowsLikeScalar()
+{
+    QFETCH(DType, dtype);
+    QFETCH(int, family);
+    QFETCH(quint64, rows);
+    QFETCH(quint64, cols);
+    QFETCH(quint64, stride);
+    QFETCH(bool, special);
+    if ((family == 0 && !kernels::avx512::supported()) || (family == 1 && !kernels::avx2::supported()))
+        QSKIP("this CPU cannot run that family");
+    RestoreAvx512 restore;
+    kernels::avx512::setEnabled(family == 0);
+    kernels::avx2::setEnabled(family == 1);
+    std::vector<std::byte> bytes = noiseBytes(dtype, rows * stride, 7);
+    if (special) {
+        plant(dtype, bytes, 0, kNaN);
+        plant(dtype, bytes, (rows - 1) * stride + cols - 1, kInf);
+        plant(dtype, bytes, rows / 2 * stride + cols / 2, -kInf);
+    }
+    const std::size_t size = dtype == DType::F32 ? 4 : 2;
+    std::vector<float> lo(cols, 0.25f), hi(cols, -0.25f), wantLo = lo, wantHi = hi;
+    std::vector<double> sum(cols, 0.5), wantSum = sum;
+    const bool finite = kernels::addRowsToColumns(
+        dtype, bytes.data(), stride * size, rows, cols, lo.data(), hi.data(), sum.data());
+    const bool wantFinite = kernels::addRowsToColumnsScalar(
+        dtype, bytes.data(), stride * size, rows, cols, wantLo.data(), wantHi.data(), wantSum.data());
+    QCOMPARE(finite, wantFinite);
+    QCOMPARE(finite, !special);
+    QVERIFY(std::memcmp(lo.data(), wantLo.data(), cols * sizeof(float)) == 0);
+    QVERIFY(std::memcmp(hi.data(), wantHi.data(), cols * sizeof(float)) == 0);
+    QVERIFY(std::memcmp(sum.data(), wantSum.data(), cols * sizeof(double)) == 0);
 }
 
 void tst_ValuesSummary::heatmapShapes()

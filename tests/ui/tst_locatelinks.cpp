@@ -68,12 +68,12 @@ private:
 void tst_LocateLinks::initTestCase()
 {
     QVERIFY(m_dir.isValid());
-    // w: [4, 5] F32 with a NaN at flat 13, the maximum at 16, the minimum (and largest |x|) at 4.
+    // w: [4, 5] F32 with a NaN at flat 13, the maximum (9.1f) at 16, the minimum (and largest |x|) at 4.
     std::vector<float> w(20);
     for (std::size_t i = 0; i < w.size(); ++i)
         w[i] = float(i % 7) * 0.5f;
     w[13] = kNaN;
-    w[16] = 9.0f;
+    w[16] = 9.1f; // printed as the cell shows it, not as the double 9.1000003814697266
     w[4] = -12.0f;
     const std::vector<TensorSpec> specs { { "a", DType::I8, { 3 } }, { "w", DType::F32, { 4, 5 } } };
     const std::vector<std::vector<std::byte>> data { { std::byte(1), std::byte(2), std::byte(3) },
@@ -102,7 +102,7 @@ void tst_LocateLinks::fromHistogram_data()
     QTest::addColumn<QString>("message");
     QTest::newRow("first NaN") << u"First NaN"_s << quint64(13)
                                << u"First NaN at [2, 3], flat index 13"_s;
-    QTest::newRow("maximum") << u"Maximum"_s << quint64(16) << u"Maximum 9 at [3, 1], flat index 16"_s;
+    QTest::newRow("maximum") << u"Maximum"_s << quint64(16) << u"Maximum 9.1 at [3, 1], flat index 16"_s;
     QTest::newRow("minimum") << u"Minimum"_s << quint64(4) << u"Minimum -12 at [0, 4], flat index 4"_s;
     QTest::newRow("largest |x|") << u"Largest |x|"_s << quint64(4)
                                  << u"Largest |x| -12 at [0, 4], flat index 4"_s;

@@ -45,6 +45,7 @@ private slots:
     void copyAsTsv();
     void heatmapDrawsKnownColours();
     void heatmapClickNamesElement();
+    void heatmapZoomNamesMatrixIndices();
     void heatmapClipsOutliers();
     void heatmapTitleFits_data();
     void heatmapTitleFits();
@@ -233,6 +234,28 @@ void tst_ValuesPane::heatmapClickNamesElement()
         QPoint(area.left() + area.width() * 7 / 8, area.top() + area.height() / 2));
     QCOMPARE(activated.size(), 1);
     QCOMPARE(activated.takeFirst().at(0).toULongLong(), 7u); // row 1, column 3
+}
+
+void tst_ValuesPane::heatmapZoomNamesMatrixIndices()
+{
+    HeatmapPane pane(m_checkpoint);
+    QVERIFY(showHeatmap(pane, { 900, 600 }, "model.layers.17.self_attn.q_proj.weight.spiky"));
+    QVERIFY(pane.view()->cellText(0, 0).startsWith(u"row 0, column 0\n"_s));
+    QSignalSpy shown(&pane, &HeatmapPane::summaryShown);
+    pane.zoomTo(10, 20, 30, 40); // rows 10–19, columns 30–39: one cell per element
+    QVERIFY(shown.wait(10000));
+    QCOMPARE(pane.view()->summary()->rows, 10u);
+    // The hover text names the matrix's own rows and columns, not the region's.
+    QVERIFY2(pane.view()->cellText(0, 0).startsWith(u"row 10, column 30\n"_s),
+        qPrintable(pane.view()->cellText(0, 0)));
+    QVERIFY(pane.view()->cellText(9, 9).startsWith(u"row 19, column 39\n"_s));
+    // Element (12, 33) of the 40×50 matrix is flat index 633: its value -1 + 633/1999·2.
+    QVERIFY(pane.view()->cellText(2, 3).contains(QString::number(double(float(633) / 1999 * 2 - 1), 'g', 6)));
+    const qsizetype before = shown.count();
+    pane.zoomOut(); // the whole matrix again (from the cache: possibly shown at once)
+    QVERIFY(shown.count() > before || shown.wait(10000));
+    QCOMPARE(pane.view()->summary()->rows, 40u);
+    QVERIFY(pane.view()->cellText(0, 0).startsWith(u"row 0, column 0\n"_s));
 }
 
 void tst_ValuesPane::heatmapClipsOutliers()

@@ -286,6 +286,7 @@ void HeatmapPane::showSummary(std::shared_ptr<const HeatmapSummary> summary)
                            .arg(summary->cellRows)
                            .arg(summary->cellCols));
     m_shownRange = rangeFor(*summary);
+    m_view->setOrigin(region.r0, region.c0);
     m_view->setSummary(std::move(summary), m_shownRange);
     emit summaryShown();
 }

@@ -77,11 +77,13 @@ QString HeatmapView::cellText(std::uint32_t i, std::uint32_t j) const
 {
     const HeatmapSummary &s = *m_summary;
     const std::size_t c = s.cellIndex(i, j);
-    const auto range = [](std::uint64_t begin, std::uint64_t end) {
-        return end - begin == 1 ? QString::number(begin) : u"%1–%2"_s.arg(begin).arg(end - 1);
+    // "row 7" for a cell one row high, "rows 7–9" for more.
+    const auto range = [](const QString &one, const QString &many, std::uint64_t begin, std::uint64_t end) {
+        return end - begin == 1 ? one.arg(begin) : many.arg(begin).arg(end - 1);
     };
-    QString text = tr("rows %1, columns %2")
-                       .arg(range(s.rowBegin(i), s.rowBegin(i + 1)), range(s.colBegin(j), s.colBegin(j + 1)));
+    QString text = range(tr("row %1"), tr("rows %1–%2"), m_row0 + s.rowBegin(i), m_row0 + s.rowBegin(i + 1))
+        + u", "_s
+        + range(tr("column %1"), tr("columns %1–%2"), m_col0 + s.colBegin(j), m_col0 + s.colBegin(j + 1));
     if (s.finite(i, j) > 0)
         text += tr("\nmin %1  max %2  mean %3").arg(number(s.min[c]), number(s.max[c]), number(s.mean[c]));
     else

@@ -22,6 +22,9 @@ public:
     // Draws `summary` with a colour scale chosen by `range` (see scaleFor).
     void setSummary(std::shared_ptr<const HeatmapSummary> summary, ColourRange range);
     void setRange(ColourRange range) { setSummary(m_summary, range); }
+    // The matrix row and column the summary's first cell starts at (a zoomed region's corner),
+    // added to the indices the hover text names.
+    void setOrigin(std::uint64_t row, std::uint64_t column) { m_row0 = row, m_col0 = column; }
     void clear();
     const HeatmapSummary *summary() const { return m_summary.get(); }
     const ColourScale &scale() const { return m_scale; }
@@ -46,6 +49,7 @@ private:
     void paintColourBar(QPainter &painter, const QRect &bar);
 
     std::shared_ptr<const HeatmapSummary> m_summary;
+    std::uint64_t m_row0 = 0, m_col0 = 0;
     ColourScale m_scale;
     QImage m_image;
     QPoint m_pressed;

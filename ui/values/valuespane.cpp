@@ -317,10 +317,11 @@ void ValuesPane::goToLocated(LocateTarget target, const LocateResult &result)
     QStringList index;
     for (std::uint64_t i : unravelIndex(flat, m_model->shape()))
         index << QString::number(i);
-    // NaN and infinities are what was asked for: only a finite value is worth printing.
+    // NaN and infinities are what was asked for: only a finite value is worth printing, and as
+    // its cell shows it (17 digits of a BF16 value's double are binary noise).
     const QString value = target == LocateTarget::FirstNaN || target == LocateTarget::FirstInf
         ? QString()
-        : u" "_s + QString::number((*found)->value, 'g', 17);
+        : u" "_s + m_model->cellText((*found)->value);
     setMessage(tr("%1%2 at [%3], flat index %4").arg(what, value, index.join(u", "_s), countText(flat)));
     goToElement(flat);
     emit located(true);

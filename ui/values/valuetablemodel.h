@@ -65,6 +65,8 @@ public:
 
     // Text of one value as the table shows it at `digits` (0: shortest round trip).
     static QString valueText(DType dtype, double value, int digits);
+    // A value of this plane as its cell shows it now (dtype and precision).
+    QString cellText(double value) const { return valueText(m_textType, value, m_precision); }
 
 private:
     struct Tile {

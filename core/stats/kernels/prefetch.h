@@ -18,4 +18,12 @@ inline void prefetchAhead(const std::byte *p, std::size_t bytes)
         __builtin_prefetch(p + kPrefetchAhead + offset, 0, 3);
 }
 
+// Asks for the cache line at p in each of `rows` rows rowBytes apart (the value kernels' next
+// block of rows, valuescan.h).
+inline void prefetchRows(const std::byte *p, std::size_t rowBytes, std::size_t rows)
+{
+    for (std::size_t r = 0; r < rows; ++r)
+        __builtin_prefetch(p + r * rowBytes, 0, 3);
+}
+
 } // namespace stb::kernels

@@ -5,6 +5,7 @@
 #include "core/stats/kernels/avx512.h"
 #include "core/stats/kernels/prefetch.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -83,33 +84,40 @@ template<DType D> STB_LANES bool finiteRangeLanes(const std::byte *p, std::size_
 }
 
 template<DType D>
-STB_LANES bool addRowLanes(const std::byte *p, std::size_t n, float *lo, float *hi, double *sum)
+STB_LANES bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
+    float *hi, double *sum, const std::byte *next)
 {
     constexpr std::size_t size = D == DType::F32 ? 4 : 2;
     I8 special = {};
     std::size_t k = 0;
     for (; k + 8 <= n; k += 8) {
-        F8 x, l, h;
+        F8 l, h;
         D4 s0, s1;
-        load8<D>(p + size * k, x);
         std::memcpy(&l, lo + k, sizeof l);
         std::memcpy(&h, hi + k, sizeof h);
         std::memcpy(&s0, sum + k, sizeof s0);
         std::memcpy(&s1, sum + k + 4, sizeof s1);
-        const I8 finite = (reinterpret_cast<I8>(x) & kExponent) != kExponent;
-        special |= ~finite;
-        l = (finite & (x < l)) ? x : l;
-        h = (finite & (x > h)) ? x : h;
-        // A value left out adds +0, which changes no sum (a sum from +0 is never -0).
-        const F8 kept = reinterpret_cast<F8>(reinterpret_cast<I8>(x) & finite);
-        s0 += __builtin_convertvector(__builtin_shufflevector(kept, kept, 0, 1, 2, 3), D4);
-        s1 += __builtin_convertvector(__builtin_shufflevector(kept, kept, 4, 5, 6, 7), D4);
+        const std::byte *row = p + size * k;
+        if (next && (size * k) % 64 == 0)
+            prefetchRows(next + size * k, rowBytes, kRowBlock);
+        for (std::size_t r = 0; r < rows; ++r, row += rowBytes) {
+            F8 x;
+            load8<D>(row, x);
+            const I8 finite = (reinterpret_cast<I8>(x) & kExponent) != kExponent;
+            special |= ~finite;
+            l = (finite & (x < l)) ? x : l;
+            h = (finite & (x > h)) ? x : h;
+            // A value left out adds +0, which changes no sum (a sum from +0 is never -0).
+            const F8 kept = reinterpret_cast<F8>(reinterpret_cast<I8>(x) & finite);
+            s0 += __builtin_convertvector(__builtin_shufflevector(kept, kept, 0, 1, 2, 3), D4);
+            s1 += __builtin_convertvector(__builtin_shufflevector(kept, kept, 4, 5, 6, 7), D4);
+        }
         std::memcpy(lo + k, &l, sizeof l);
         std::memcpy(hi + k, &h, sizeof h);
         std::memcpy(sum + k, &s0, sizeof s0);
         std::memcpy(sum + k + 4, &s1, sizeof s1);
     }
-    bool finite = addRowToColumnsScalar(D, p + size * k, n - k, lo + k, hi + k, sum + k);
+    bool finite = addRowsToColumnsScalar(D, p + size * k, rowBytes, rows, n - k, lo + k, hi + k, sum + k);
     for (int l = 0; l < 8; ++l)
         finite &= special[l] == 0;
     return finite;
@@ -129,15 +137,16 @@ bool finiteRangePortable(DType dtype, const std::byte *p, std::size_t n, float &
 }
 
 STB_VECTOR_CLONES
-bool addRowPortable(DType dtype, const std::byte *p, std::size_t n, float *lo, float *hi, double *sum)
+bool addRowsPortable(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
+    float *lo, float *hi, double *sum, const std::byte *next)
 {
     switch (dtype) {
     case DType::F32:
-        return addRowLanes<DType::F32>(p, n, lo, hi, sum);
+        return addRowsLanes<DType::F32>(p, rowBytes, rows, n, lo, hi, sum, next);
     case DType::BF16:
-        return addRowLanes<DType::BF16>(p, n, lo, hi, sum);
+        return addRowsLanes<DType::BF16>(p, rowBytes, rows, n, lo, hi, sum, next);
     default:
-        return addRowLanes<DType::F16>(p, n, lo, hi, sum);
+        return addRowsLanes<DType::F16>(p, rowBytes, rows, n, lo, hi, sum, next);
     }
 }
 
@@ -195,6 +204,15 @@ bool addRowToColumnsScalar(DType dtype, const std::byte *p, std::size_t n, float
     return finite;
 }
 
+bool addRowsToColumnsScalar(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
+    float *lo, float *hi, double *sum)
+{
+    bool finite = true;
+    for (std::size_t r = 0; r < rows; ++r)
+        finite &= addRowToColumnsScalar(dtype, p + r * rowBytes, n, lo, hi, sum);
+    return finite;
+}
+
 bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, float &hi)
 {
     if (avx512::enabled())
@@ -202,11 +220,24 @@ bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, floa
     return finiteRangePortable(dtype, p, n, lo, hi);
 }
 
-bool addRowToColumns(DType dtype, const std::byte *p, std::size_t n, float *lo, float *hi, double *sum)
+bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
+    float *lo, float *hi, double *sum)
 {
-    if (avx512::enabled())
-        return avx512::addRowToColumns(dtype, p, n, lo, hi, sum);
-    return addRowPortable(dtype, p, n, lo, hi, sum);
+    bool finite = true;
+    for (std::size_t r = 0; r < rows; r += kRowBlock) {
+        const std::size_t block = std::min(kRowBlock, rows - r);
+        const std::byte *q = p + r * rowBytes;
+        // The next block's rows, asked for while this one is read: each row is its own stream, and
+        // a row's bytes for one tile of columns are too few for the hardware prefetchers to start.
+        const std::byte *next = r + block < rows ? q + block * rowBytes : nullptr;
+        if (avx512::enabled())
+            finite &= avx512::addRowsToColumns(dtype, q, rowBytes, block, n, lo, hi, sum, next);
+        else if (avx2::enabled())
+            finite &= avx2::addRowsToColumns(dtype, q, rowBytes, block, n, lo, hi, sum, next);
+        else
+            finite &= addRowsPortable(dtype, q, rowBytes, block, n, lo, hi, sum, next);
+    }
+    return finite;
 }
 
 } // namespace stb::kernels

@@ -20,23 +20,45 @@ bool scansFloats(DType dtype);
 // infinite (lo and hi are then meaningless). Which of -0 and +0 is reported is unspecified.
 bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, float &hi);
 
-// One row of n contiguous values at p into running per-column values: for every finite x in
-// column k, lo[k] = x < lo[k] ? x : lo[k], hi[k] = x > hi[k] ? x : hi[k], sum[k] += double(x).
-// Values not finite are left out; the result is false when there was one (the caller counts
-// them). Each column's sum is added row after row, so the sums are the same in every family.
-bool addRowToColumns(DType dtype, const std::byte *p, std::size_t n, float *lo, float *hi, double *sum);
+// `rows` rows of n contiguous values, row r at p + r·rowBytes, into running per-column values:
+// for every finite x in column k, lo[k] = x < lo[k] ? x : lo[k], hi[k] = x > hi[k] ? x : hi[k],
+// sum[k] += double(x). Values not finite are left out; the result is false when there was one
+// (the caller counts them). Each column's sum is added row after row, so the sums are the same
+// in every family. The vector kernels carry a column's running values in registers down a block
+// of rows (8 rows read as 8 sequential streams) and store them once per block: loading and
+// storing them for every row left the heatmap at a tenth of the read speed.
+bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
+    float *lo, float *hi, double *sum);
 
 // The AVX-512 family (kernels/valuescanavx512.cpp); callers use the functions above, which pick
 // it when avx512::enabled().
 namespace avx512 {
 bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, float &hi);
-bool addRowToColumns(DType dtype, const std::byte *p, std::size_t n, float *lo, float *hi, double *sum);
+// At most kRowBlock rows; `next` (or null) the first row of the block after, prefetched.
+bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
+    float *lo, float *hi, double *sum, const std::byte *next);
 } // namespace avx512
+
+// The portable family's kernel on CPUs with AVX2 and F16C (kernels/valuescanavx2.cpp); where
+// they are missing, GCC's generic vectors in valuescan.cpp. addRowsToColumns above picks it.
+namespace avx2 {
+bool supported(); // the CPU has AVX2 and F16C
+bool enabled();   // supported and not switched off
+// Tests switch it off to run (and compare with) the generic vectors on the same CPU.
+void setEnabled(bool on);
+bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
+    float *lo, float *hi, double *sum, const std::byte *next);
+} // namespace avx2
 
 // The scalar definitions, one value at a time: what every lane computes, and what the vector
 // kernels run on the values left over after their last whole vector.
 float floatAt(DType dtype, const std::byte *p, std::size_t i); // element i, exactly
 bool finiteRangeScalar(DType dtype, const std::byte *p, std::size_t n, float &lo, float &hi);
 bool addRowToColumnsScalar(DType dtype, const std::byte *p, std::size_t n, float *lo, float *hi, double *sum);
+bool addRowsToColumnsScalar(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
+    float *lo, float *hi, double *sum);
+
+// Rows a vector kernel carries its running values down before storing them.
+inline constexpr std::size_t kRowBlock = 8;
 
 } // namespace stb::kernels

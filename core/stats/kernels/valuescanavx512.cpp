@@ -54,27 +54,93 @@ template<DType D> STB_AVX512 bool finiteRangeLanes(const std::byte *p, std::size
     return all;
 }
 
-template<DType D>
-STB_AVX512 bool addRowLanes(const std::byte *p, std::size_t n, float *lo, float *hi, double *sum)
+// Column vectors carried down a block side by side: each column's sum is a chain of dependent
+// additions (row after row, as the definition says), so one vector alone left the loop waiting
+// on the adder's latency. Two took a fifth less time than one, and four more than two.
+constexpr int kVectors = 2;
+
+// kVectors column vectors (16 columns each) down `rows` rows from running values l, h, s0, s1.
+// Masked: a value not finite is left out (and clears its lane in `finite`). Unmasked: every value
+// goes in, so a value not finite spoils the lane, which the caller sees in the sums and redoes
+// masked.
+template<DType D, bool Masked>
+STB_AVX512 inline void addColumnVectors(const std::byte *row, std::size_t rowBytes, std::size_t rows,
+    __m512 *l, __m512 *h, __m512d *s0, __m512d *s1, __mmask16 &finiteAll)
 {
     constexpr std::size_t size = D == DType::F32 ? 4 : 2;
+    for (std::size_t r = 0; r < rows; ++r, row += rowBytes) {
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) {
+            __m512 x = load16<D>(row + v * 16 * size);
+            if constexpr (Masked) {
+                const __mmask16 finite = finiteLanes(x);
+                finiteAll &= finite;
+                l[v] = _mm512_mask_min_ps(l[v], finite, x, l[v]);
+                h[v] = _mm512_mask_max_ps(h[v], finite, x, h[v]);
+                x = _mm512_maskz_mov_ps(finite, x); // +0 for a value left out
+            } else {
+                l[v] = _mm512_min_ps(x, l[v]);
+                h[v] = _mm512_max_ps(x, h[v]);
+            }
+            s0[v] = _mm512_add_pd(s0[v], _mm512_cvtps_pd(_mm512_castps512_ps256(x)));
+            s1[v] = _mm512_add_pd(
+                s1[v], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1))));
+        }
+    }
+}
+
+STB_AVX512 inline void loadRunning(
+    const float *lo, const float *hi, const double *sum, __m512 *l, __m512 *h, __m512d *s0, __m512d *s1)
+{
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) {
+        l[v] = _mm512_loadu_ps(lo + 16 * v);
+        h[v] = _mm512_loadu_ps(hi + 16 * v);
+        s0[v] = _mm512_loadu_pd(sum + 16 * v);
+        s1[v] = _mm512_loadu_pd(sum + 16 * v + 8);
+    }
+}
+
+// Each group of column vectors goes down the block unmasked, and is redone masked from its stored
+// running values when a sum came out not finite: a sum of finite floats in double cannot
+// overflow, so that happens exactly when a value was NaN or infinite. The finiteness test and
+// the masked moves cost a fifth of the loop on data that has no such value (nearly all).
+template<DType D>
+STB_AVX512 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
+    float *hi, double *sum, const std::byte *next)
+{
+    constexpr std::size_t size = D == DType::F32 ? 4 : 2;
+    constexpr std::size_t columns = 16 * kVectors;
     __mmask16 finiteAll = 0xFFFF;
     std::size_t k = 0;
-    for (; k + 16 <= n; k += 16) {
-        const __m512 x = load16<D>(p + size * k);
-        const __mmask16 finite = finiteLanes(x);
-        finiteAll &= finite;
-        const __m512 l = _mm512_loadu_ps(lo + k), h = _mm512_loadu_ps(hi + k);
-        _mm512_storeu_ps(lo + k, _mm512_mask_min_ps(l, finite, x, l));
-        _mm512_storeu_ps(hi + k, _mm512_mask_max_ps(h, finite, x, h));
-        const __m512 kept = _mm512_maskz_mov_ps(finite, x); // +0 for a value left out
-        const __m512d low = _mm512_cvtps_pd(_mm512_castps512_ps256(kept));
-        const __m512d high
-            = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(kept), 1)));
-        _mm512_storeu_pd(sum + k, _mm512_add_pd(_mm512_loadu_pd(sum + k), low));
-        _mm512_storeu_pd(sum + k + 8, _mm512_add_pd(_mm512_loadu_pd(sum + k + 8), high));
+    for (; k + columns <= n; k += columns) {
+        __m512 l[kVectors], h[kVectors];
+        __m512d s0[kVectors], s1[kVectors];
+        loadRunning(lo + k, hi + k, sum + k, l, h, s0, s1);
+        const std::byte *row = p + size * k;
+        if (next) {
+            for (std::size_t b = 0; b < size * columns; b += 64)
+                prefetchRows(next + size * k + b, rowBytes, kRowBlock);
+        }
+        addColumnVectors<D, false>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
+        __m512d both = _mm512_add_pd(s0[0], s1[0]); // not finite when one of them is not
+#pragma GCC unroll 2
+        for (int v = 1; v < kVectors; ++v)
+            both = _mm512_add_pd(both, _mm512_add_pd(s0[v], s1[v]));
+        if (_mm512_fpclass_pd_mask(both, 0x01 | 0x08 | 0x10 | 0x80) != 0) { // QNaN, ±Inf, SNaN
+            loadRunning(lo + k, hi + k, sum + k, l, h, s0, s1);
+            addColumnVectors<D, true>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
+        }
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) {
+            _mm512_storeu_ps(lo + k + 16 * v, l[v]);
+            _mm512_storeu_ps(hi + k + 16 * v, h[v]);
+            _mm512_storeu_pd(sum + k + 16 * v, s0[v]);
+            _mm512_storeu_pd(sum + k + 16 * v + 8, s1[v]);
+        }
     }
-    return addRowToColumnsScalar(D, p + size * k, n - k, lo + k, hi + k, sum + k) && finiteAll == 0xFFFF;
+    return addRowsToColumnsScalar(D, p + size * k, rowBytes, rows, n - k, lo + k, hi + k, sum + k)
+        && finiteAll == 0xFFFF;
 }
 
 } // namespace
@@ -91,15 +157,16 @@ bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, floa
     }
 }
 
-bool addRowToColumns(DType dtype, const std::byte *p, std::size_t n, float *lo, float *hi, double *sum)
+bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
+    float *lo, float *hi, double *sum, const std::byte *next)
 {
     switch (dtype) {
     case DType::F32:
-        return addRowLanes<DType::F32>(p, n, lo, hi, sum);
+        return addRowsLanes<DType::F32>(p, rowBytes, rows, n, lo, hi, sum, next);
     case DType::BF16:
-        return addRowLanes<DType::BF16>(p, n, lo, hi, sum);
+        return addRowsLanes<DType::BF16>(p, rowBytes, rows, n, lo, hi, sum, next);
     default:
-        return addRowLanes<DType::F16>(p, n, lo, hi, sum);
+        return addRowsLanes<DType::F16>(p, rowBytes, rows, n, lo, hi, sum, next);
     }
 }
 
@@ -109,9 +176,10 @@ bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, floa
 {
     return finiteRangeScalar(dtype, p, n, lo, hi);
 }
-bool addRowToColumns(DType dtype, const std::byte *p, std::size_t n, float *lo, float *hi, double *sum)
+bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
+    float *lo, float *hi, double *sum, const std::byte *)
 {
-    return addRowToColumnsScalar(dtype, p, n, lo, hi, sum);
+    return addRowsToColumnsScalar(dtype, p, rowBytes, rows, n, lo, hi, sum);
 }
 
 #endif

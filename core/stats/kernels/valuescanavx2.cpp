@@ -1,0 +1,181 @@
+// The portable family's heatmap kernel on CPUs with AVX2 and F16C (nearly every x86-64 since
+// 2013, and most of those without AVX-512): 8 floats at a time, as valuescanavx512.cpp does 16.
+// GCC's generic vectors (valuescan.cpp, still used where AVX2 is missing) split the widening of
+// 16-bit codes and the float-to-double conversion into 128-bit halves and blend for every
+// masked value: perf put that loop at twice the AVX-512 one's time. Lane for lane what the
+// scalar definitions compute (valuescan.h).
+#include "core/stats/kernels/valuescan.h"
+
+#include "core/stats/kernels/prefetch.h"
+
+#include <atomic>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define STB_HAVE_AVX2 1
+#define STB_AVX2 __attribute__((target("avx2,f16c")))
+#endif
+
+namespace stb::kernels::avx2 {
+
+namespace {
+
+std::atomic<bool> &enabledFlag()
+{
+    static std::atomic<bool> flag { true };
+    return flag;
+}
+
+} // namespace
+
+#ifdef STB_HAVE_AVX2
+
+bool supported()
+{
+    static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    return has;
+}
+
+namespace {
+
+// 8 contiguous values at p as floats, exactly (vcvtph2ps is exact for every F16 code).
+template<DType D> STB_AVX2 inline __m256 load8(const std::byte *p)
+{
+    if constexpr (D == DType::F32)
+        return _mm256_loadu_ps(reinterpret_cast<const float *>(p));
+    const __m128i codes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+    if constexpr (D == DType::BF16)
+        return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(codes), 16));
+    return _mm256_cvtph_ps(codes);
+}
+
+// All-ones in the lanes whose value is finite (exponent bits not all set).
+STB_AVX2 inline __m256 finiteLanes(__m256 x)
+{
+    const __m256i exponent = _mm256_set1_epi32(0x7F800000);
+    const __m256i bits = _mm256_and_si256(_mm256_castps_si256(x), exponent);
+    return _mm256_castsi256_ps(_mm256_xor_si256(_mm256_cmpeq_epi32(bits, exponent), _mm256_set1_epi32(-1)));
+}
+
+// Column vectors carried down a block side by side (see valuescanavx512.cpp).
+constexpr int kVectors = 2;
+
+// kVectors column vectors (8 columns each) down `rows` rows, as valuescanavx512.cpp's
+// addColumnVectors.
+template<DType D, bool Masked>
+STB_AVX2 inline void addColumnVectors(const std::byte *row, std::size_t rowBytes, std::size_t rows, __m256 *l,
+    __m256 *h, __m256d *s0, __m256d *s1, __m256 &finiteAll)
+{
+    constexpr std::size_t size = D == DType::F32 ? 4 : 2;
+    for (std::size_t r = 0; r < rows; ++r, row += rowBytes) {
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) {
+            __m256 x = load8<D>(row + v * 8 * size);
+            if constexpr (Masked) {
+                const __m256 finite = finiteLanes(x);
+                finiteAll = _mm256_and_ps(finiteAll, finite);
+                l[v] = _mm256_blendv_ps(l[v], _mm256_min_ps(x, l[v]), finite); // x < l ? x : l where finite
+                h[v] = _mm256_blendv_ps(h[v], _mm256_max_ps(x, h[v]), finite);
+                x = _mm256_and_ps(x, finite); // +0 for a value left out
+            } else {
+                l[v] = _mm256_min_ps(x, l[v]);
+                h[v] = _mm256_max_ps(x, h[v]);
+            }
+            s0[v] = _mm256_add_pd(s0[v], _mm256_cvtps_pd(_mm256_castps256_ps128(x)));
+            s1[v] = _mm256_add_pd(s1[v], _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)));
+        }
+    }
+}
+
+STB_AVX2 inline void loadRunning(
+    const float *lo, const float *hi, const double *sum, __m256 *l, __m256 *h, __m256d *s0, __m256d *s1)
+{
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) {
+        l[v] = _mm256_loadu_ps(lo + 8 * v);
+        h[v] = _mm256_loadu_ps(hi + 8 * v);
+        s0[v] = _mm256_loadu_pd(sum + 8 * v);
+        s1[v] = _mm256_loadu_pd(sum + 8 * v + 4);
+    }
+}
+
+// Unmasked first, redone masked when a sum comes out not finite (see valuescanavx512.cpp).
+template<DType D>
+STB_AVX2 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
+    float *hi, double *sum, const std::byte *next)
+{
+    constexpr std::size_t size = D == DType::F32 ? 4 : 2;
+    constexpr std::size_t columns = 8 * kVectors;
+    const __m256d exponent = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FF0000000000000));
+    __m256 finiteAll = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    std::size_t k = 0;
+    for (; k + columns <= n; k += columns) {
+        __m256 l[kVectors], h[kVectors];
+        __m256d s0[kVectors], s1[kVectors];
+        loadRunning(lo + k, hi + k, sum + k, l, h, s0, s1);
+        const std::byte *row = p + size * k;
+        if (next && (size * k) % 64 == 0)
+            prefetchRows(next + size * k, rowBytes, kRowBlock);
+        addColumnVectors<D, false>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
+        __m256d both = _mm256_add_pd(s0[0], s1[0]); // not finite when one of them is not
+#pragma GCC unroll 2
+        for (int v = 1; v < kVectors; ++v)
+            both = _mm256_add_pd(both, _mm256_add_pd(s0[v], s1[v]));
+        both = _mm256_and_pd(both, exponent);
+        if (_mm256_movemask_pd(_mm256_cmp_pd(both, exponent, _CMP_EQ_OQ)) != 0) {
+            loadRunning(lo + k, hi + k, sum + k, l, h, s0, s1);
+            addColumnVectors<D, true>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
+        }
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) {
+            _mm256_storeu_ps(lo + k + 8 * v, l[v]);
+            _mm256_storeu_ps(hi + k + 8 * v, h[v]);
+            _mm256_storeu_pd(sum + k + 8 * v, s0[v]);
+            _mm256_storeu_pd(sum + k + 8 * v + 4, s1[v]);
+        }
+    }
+    return addRowsToColumnsScalar(D, p + size * k, rowBytes, rows, n - k, lo + k, hi + k, sum + k)
+        && _mm256_movemask_ps(finiteAll) == 0xFF;
+}
+
+} // namespace
+
+bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
+    float *lo, float *hi, double *sum, const std::byte *next)
+{
+    switch (dtype) {
+    case DType::F32:
+        return addRowsLanes<DType::F32>(p, rowBytes, rows, n, lo, hi, sum, next);
+    case DType::BF16:
+        return addRowsLanes<DType::BF16>(p, rowBytes, rows, n, lo, hi, sum, next);
+    default:
+        return addRowsLanes<DType::F16>(p, rowBytes, rows, n, lo, hi, sum, next);
+    }
+}
+
+#else // not x86-64 with GCC or Clang: never called (enabled() is false)
+
+bool supported()
+{
+    return false;
+}
+
+bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
+    float *lo, float *hi, double *sum, const std::byte *)
+{
+    return addRowsToColumnsScalar(dtype, p, rowBytes, rows, n, lo, hi, sum);
+}
+
+#endif
+
+bool enabled()
+{
+    return supported() && enabledFlag().load(std::memory_order_relaxed);
+}
+
+void setEnabled(bool on)
+{
+    enabledFlag() = on;
+}
+
+} // namespace stb::kernels::avx2
