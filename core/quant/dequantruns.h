@@ -7,6 +7,7 @@
 // dequantizerkernels.cpp give: the same operations in the same order.
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 namespace stb::quant {
 
@@ -31,5 +32,15 @@ void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out);
 // the order of a multiset does not see).
 void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const float *scales, std::size_t blocks,
     std::size_t blockBytes, float *out);
+
+// Moments of counted values (code counting's pass 1): over k < n, counts[k] elements of value
+// values[k]; finite values summed around `shift` in double, in 8 lanes (so the loop is a vector
+// loop; the lanes are added in a fixed order). Adds to `m`.
+struct CountedMoments {
+    double finite = 0, zeros = 0, nan = 0, posInf = 0, negInf = 0, sum = 0, squares = 0;
+    float lo = std::numeric_limits<float>::infinity(), hi = -std::numeric_limits<float>::infinity();
+};
+void countedMomentsRun(
+    const float *values, const std::uint32_t *counts, std::size_t n, double shift, CountedMoments &m);
 
 } // namespace stb::quant
