@@ -105,6 +105,10 @@ public:
     // Storage positions whose counts share tables: ranges starting at multiples of it report
     // the fewest runs (a GPTQ group of every output, a row of FP8 blocks).
     std::uint64_t countSpan() const;
+    // Elements sharing one scale (UINT64_MAX: the scales are 8-bit codes, counted with the
+    // codes), and the bits of a code: runs report 2^codeBits() counts each.
+    std::uint64_t scaleRun() const;
+    unsigned codeBits() const;
     // The counts of the codes at positions [first, first + n) of an order of its own (storage
     // order, or logical order for the 4-bit blocks), into `sink`: over [0, elements()) the same
     // multiset of values decode() gives. Leaves the scratch's tables cleared.
@@ -124,7 +128,6 @@ private:
     float scaleAt(std::uint64_t index) const;
     float blockScale(std::uint64_t block) const; // MXFP4 and bitsandbytes 4-bit
     float nestedScale(unsigned code, std::uint64_t nested) const; // bitsandbytes double quantization
-    std::uint64_t scaleRun() const; // elements sharing one scale at most (counting's run length)
     void countRows(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
     void countFp8Blocks(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
     void countFlat(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;

@@ -6,6 +6,7 @@
 // nested absmax) are counted jointly with the codes, so runs span many blocks.
 #include "core/quant/dequantizer.h"
 
+#include "core/quant/dequantruns.h"
 #include "core/quant/valueloads.h"
 
 #include <algorithm>
@@ -92,12 +93,16 @@ std::uint64_t Dequantizer::scaleRun() const
     return 0;
 }
 
-bool Dequantizer::countingPays() const
+unsigned Dequantizer::codeBits() const
 {
     const bool eightBit = m_scheme == QuantScheme::Fp8Tensor || m_scheme == QuantScheme::Fp8Channel
         || m_scheme == QuantScheme::Fp8Block || m_scheme == QuantScheme::BnbInt8;
-    const unsigned bits = eightBit ? 8 : m_bits;
-    return countsCodes() && bits <= 8 && scaleRun() >= (std::uint64_t(1) << bits);
+    return eightBit ? 8 : m_bits;
+}
+
+bool Dequantizer::countingPays() const
+{
+    return countsCodes() && codeBits() <= 8 && scaleRun() >= (std::uint64_t(1) << codeBits());
 }
 
 std::uint64_t Dequantizer::countSpan() const
@@ -263,6 +268,15 @@ void Dequantizer::countFlat(std::uint64_t first, std::uint64_t n, DequantScratch
                 flushBlocks();
             if (firstBlock == UINT64_MAX)
                 firstBlock = b;
+            if (p % block == 0 && block % 64 == 0) { // whole blocks: the vector loop
+                const std::uint64_t whole = std::min((end - p) / block, kBlocksPerRun - (b - firstBlock));
+                if (whole) {
+                    quant::blockNibbleCounts(codes + p / 2, block / 2, whole, tables + 16 * (b - firstBlock));
+                    lastBlock = b + whole - 1;
+                    p += whole * block;
+                    continue;
+                }
+            }
             lastBlock = b;
             t = tables + 16 * (b - firstBlock);
         }
@@ -309,6 +323,15 @@ void Dequantizer::countGrouped(
     // Inputs [i0, i1) of positions [r0, r1) each; whole rows a block of outputs at a time, so
     // that the block's tables stay in the L1 cache while all its inputs are counted.
     const auto count = [&](std::uint64_t i0, std::uint64_t i1, std::uint64_t r0, std::uint64_t r1) {
+        lo = std::min(lo, r0);
+        hi = std::max(hi, r1);
+        if (bits == 4 && r0 == 0 && r1 == outputs) { // whole rows of 4-bit codes: the vector loops
+            if (gptq && i0 % 8 == 0 && i1 % 8 == 0)
+                return quant::columnNibbleCounts(
+                    m_codes.data + 4 * (i0 / 8) * outputs, 4 * outputs, (i1 - i0) / 8, outputs, tables);
+            if (!gptq)
+                return quant::slotNibbleCounts(m_codes.data + 4 * i0 * words, 4 * words, i1 - i0, words, words, tables);
+        }
         constexpr std::uint64_t kBlock = 64;
         for (std::uint64_t b0 = r0; b0 < r1; b0 += kBlock) {
             const std::uint64_t b1 = std::min(r1, b0 + kBlock);
@@ -333,8 +356,6 @@ void Dequantizer::countGrouped(
                 }
             }
         }
-        lo = std::min(lo, r0);
-        hi = std::max(hi, r1);
     };
     const std::uint64_t end = first + n;
     for (std::uint64_t p = first; p < end;) {
@@ -393,10 +414,22 @@ void Dequantizer::countPacked(
             row = r;
         }
         const std::uint64_t g = std::min(i0 / groupSize, m_groups - 1);
+        const std::byte *words = m_codes.data + 4 * row * m_scaleCols;
+        if (bits == 4 && i0 % groupSize == 0 && groupSize % 64 == 0) { // whole groups: the vector loop
+            const std::uint64_t limit = std::min(m_cols, i0 + (end - p));
+            const std::uint64_t whole = std::min((limit - i0) / groupSize, m_groups - 1 - g);
+            if (whole) {
+                quant::blockNibbleCounts(reinterpret_cast<const std::uint8_t *>(words) + i0 / 2, groupSize / 2, whole,
+                    tables + g * codesPer);
+                lo = std::min(lo, g);
+                hi = std::max(hi, g + whole);
+                p += whole * groupSize;
+                continue;
+            }
+        }
         const std::uint64_t groupEnd = g == m_groups - 1 ? m_cols : std::min(m_cols, (g + 1) * groupSize);
         const std::uint64_t i1 = std::min(groupEnd, i0 + (end - p));
         std::uint32_t *t = tables + g * codesPer;
-        const std::byte *words = m_codes.data + 4 * row * m_scaleCols;
         std::uint64_t i = i0;
         for (; i < i1 && i % pack; ++i)
             ++t[(wordAt(words, i / pack) >> (bits * static_cast<unsigned>(i % pack))) & mask];

@@ -33,6 +33,19 @@ void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out);
 void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const float *scales, std::size_t blocks,
     std::size_t blockBytes, float *out);
 
+// Code counting of 4-bit codes (Dequantizer::countStorage), tables of 16 counts added to:
+// GPTQ: `rows` rows (each `stride` bytes after the last) of `columns` 32-bit words whose 8 nibbles
+// all belong to the word's column: tables[column · 16 + code].
+void columnNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
+    std::uint32_t *tables);
+// AWQ: `rows` rows of `columns` words (of a row of `rowWords`), nibble s of word w belonging to
+// position s · rowWords + w: tables[(s · rowWords + w) · 16 + code], w counted from `words`.
+void slotNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
+    std::size_t rowWords, std::uint32_t *tables);
+// Blocks of `blockBytes` bytes (a multiple of 32), both nibbles of block b's bytes in
+// tables[b · 16 + code] (bitsandbytes blocks, pack-quantized groups).
+void blockNibbleCounts(const std::uint8_t *codes, std::size_t blockBytes, std::size_t blocks, std::uint32_t *tables);
+
 // Moments of counted values (code counting's pass 1): over k < n, counts[k] elements of value
 // values[k]; finite values summed around `shift` in double, in 8 lanes (so the loop is a vector
 // loop; the lanes are added in a fixed order). Adds to `m`.

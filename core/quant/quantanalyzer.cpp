@@ -45,9 +45,13 @@ struct Worker {
 // elements (FP8, MXFP4, int8, nested absmax) gives few, so pass 2 bins them instead of reading
 // the weight again; groups of 32 to 128 give too many, and pass 2 counts again.
 struct Kept {
-    explicit Kept(std::uint64_t elements)
-        : limit(std::min<std::uint64_t>(std::uint64_t(1) << 21, std::max<std::uint64_t>(4096, elements / 16)))
-    { }
+    explicit Kept(const Dequantizer &dequantizer)
+        : limit(std::min<std::uint64_t>(std::uint64_t(1) << 21, std::max<std::uint64_t>(4096, dequantizer.elements() / 16)))
+    {
+        // At most one pair per 16 elements: a scale must cover 16 elements per code.
+        if (dequantizer.scaleRun() / 16 < (std::uint64_t(1) << dequantizer.codeBits()))
+            overflow = true;
+    }
     const std::uint64_t limit;
     std::atomic<std::uint64_t> pairs { 0 };
     std::atomic<bool> overflow { false };
@@ -232,7 +236,7 @@ std::uint64_t countingUnit(const Dequantizer &dequantizer, unsigned threads)
     if ((elements + unit - 1) / unit >= 2 * std::uint64_t(threads))
         return unit;
     const std::uint64_t share = (elements + 2 * threads - 1) / (2 * threads);
-    return std::max<std::uint64_t>(std::min(unit, kChunkElements), share);
+    return std::max<std::uint64_t>(share, 1024);
 }
 
 unsigned threadsFor(const AnalysisOptions &options, std::uint64_t elements)
@@ -298,7 +302,7 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
     Analysis analysis(
         dequantizer, countingUnit(dequantizer, threads), threads, bins, false, std::move(stop), progress);
 
-    Kept kept(dequantizer.elements());
+    Kept kept(dequantizer);
     if (!analysis.pass([&](Worker &worker, std::uint64_t first, std::uint64_t n) {
             MomentSink sink(worker, kept);
             dequantizer.countStorage(first, n, worker.scratch, sink);

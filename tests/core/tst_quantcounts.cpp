@@ -4,6 +4,7 @@
 // groups, and scales poisoned to +Inf, NaN and 0 (so values are NaN, ±Inf and zeros).
 #include "core/io/checkpoint.h"
 #include "core/quant/dequantizer.h"
+#include "core/quant/quantconfig.h"
 #include "core/quant/quantanalyzer.h"
 #include "core/quant/quantview.h"
 #include "core/stats/kernels/avx512.h"
@@ -101,11 +102,17 @@ void tst_QuantCounts::countsEqualValues_data()
     QTest::addColumn<Make>("make");
     QTest::addColumn<bool>("poison");
     QTest::addColumn<bool>("counted"); // Dequantizer::countsCodes()
+    QTest::addColumn<int>("block"); // config.json's weight_block_size, or 0
 
-    const std::vector<std::pair<const char *, Make>> rows = {
+    struct Row {
+        const char *tag;
+        Make make;
+        int block = 0;
+    };
+    const std::vector<Row> rows = {
         { "fp8-block 128", [] { return fp8Block("l.b", 200, 300); } },
-        { "fp8-block 64", [] { return fp8Block("l.b", 130, 260, 64); } },
-        { "fp8-block 16", [] { return fp8Block("l.b", 37, 75, 16); } },
+        { "fp8-block 64", [] { return fp8Block("l.b", 130, 260, 64); }, 64 },
+        { "fp8-block 16", [] { return fp8Block("l.b", 37, 75, 16); }, 16 },
         { "fp8-tensor", [] { return fp8Scaled("l.t", 64, 96, false); } },
         { "fp8-channel", [] { return fp8Scaled("l.c", 64, 96, true); } },
         { "mxfp4", [] { return mxfp4("l.experts.gate_up_proj", 48, 6); } },
@@ -125,16 +132,16 @@ void tst_QuantCounts::countsEqualValues_data()
         { "pack-quantized g128 partial", [] { return packQuantized("l.p", 16, 200, 128); } },
         { "pack-quantized 8-bit", [] { return packQuantized("l.p", 16, 64, 64, 8); } },
     };
-    for (const auto &[tag, make] : rows) {
+    for (const Row &row : rows) {
         for (bool poison : { false, true })
-            QTest::newRow(qPrintable(QStringLiteral("%1%2").arg(QLatin1String(tag), poison ? u" poisoned" : u"")))
-                << make << poison << true;
+            QTest::newRow(qPrintable(QStringLiteral("%1%2").arg(QLatin1String(row.tag), poison ? u" poisoned" : u"")))
+                << row.make << poison << true << row.block;
     }
     // Layouts counting leaves to the decoded values: 3-bit codes straddle words; act-order
     // groups jump between inputs.
-    QTest::newRow("gptq 3-bit") << Make([] { return gptq("l.q", 64, 256, 3, 64); }) << false << false;
+    QTest::newRow("gptq 3-bit") << Make([] { return gptq("l.q", 64, 256, 3, 64); }) << false << false << 0;
     QTest::newRow("gptq act-order") << Make([] { return gptq("l.q", 64, 256, 4, 64, false, true); }) << false
-                                    << false;
+                                    << false << 0;
 }
 
 void tst_QuantCounts::countsEqualValues()
@@ -142,17 +149,26 @@ void tst_QuantCounts::countsEqualValues()
     QFETCH(Make, make);
     QFETCH(bool, poison);
     QFETCH(bool, counted);
+    QFETCH(int, block);
 
     QuantFixture fixture = make();
     if (poison)
         poisonScales(fixture);
     std::string error;
     const std::string path
-        = m_dir.filePath(QStringLiteral("%1.safetensors").arg(QTest::currentDataTag())).toStdString();
+        = m_dir.filePath(QStringLiteral("%1.safetensors").arg(QLatin1String(QTest::currentDataTag()))).toStdString();
     QVERIFY2(writeFixtures(path, { fixture }, error), error.c_str());
     const auto checkpoint = Checkpoint::open(path, error);
     QVERIFY2(checkpoint, error.c_str());
-    const QuantView view = QuantView::build(*checkpoint);
+    std::optional<QuantConfig> config;
+    if (block) {
+        const std::string text = R"({"quantization_config": {"quant_method": "fp8", "weight_block_size": [)"
+            + std::to_string(block) + ", " + std::to_string(block) + "]}}";
+        config = parseQuantConfig(text, error);
+        QVERIFY2(config, error.c_str());
+    }
+    const QuantView view = QuantView::build(*checkpoint, config ? &*config : nullptr);
+    QVERIFY(view.warnings().empty());
     QCOMPARE(view.weights().size(), std::size_t(1));
     const auto dq = Dequantizer::make(*checkpoint, view.weights().front(), error);
     QVERIFY2(dq, error.c_str());
