@@ -61,6 +61,18 @@ STB_BODY void e4m3Body(
     }
 }
 
+STB_BODY void byteAffineBody(
+    const std::uint8_t *__restrict codes, float zero, float scale, std::size_t n, float *__restrict out)
+{
+    for (std::size_t k = 0; k < n; ++k)
+        out[k] = (static_cast<float>(codes[k]) - zero) * scale;
+}
+
+STB_AVX512 void byteAffineWide(const std::uint8_t *codes, float zero, float scale, std::size_t n, float *out)
+{
+    byteAffineBody(codes, zero, scale, n, out);
+}
+
 STB_BODY void int8Body(const std::int8_t *__restrict codes, float scale, std::size_t n, float *__restrict out)
 {
     for (std::size_t k = 0; k < n; ++k)
@@ -417,6 +429,14 @@ void e4m3Run(const std::uint8_t *codes, float scale, std::size_t n, float *out)
         e4m3Wide(codes, scale, n, out);
     else
         e4m3Body(codes, scale, n, out);
+}
+
+void byteAffineRun(const std::uint8_t *codes, float zero, float scale, std::size_t n, float *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        byteAffineWide(codes, zero, scale, n, out);
+    else
+        byteAffineBody(codes, zero, scale, n, out);
 }
 
 void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out)

@@ -16,6 +16,9 @@ namespace stb::quant {
 void affineRun(const std::byte *words, unsigned shift, std::uint32_t mask, const float *zeros,
     const float *scales, std::size_t n, float *out);
 
+// out[k] = (float(codes[k]) - zero) * scale (pack-quantized 8-bit: a code per byte).
+void byteAffineRun(const std::uint8_t *codes, float zero, float scale, std::size_t n, float *out);
+
 // out[k] = table[codes[k]] * scale (FP8 of every granularity).
 void tableRun(const std::uint8_t *codes, const float *table, float scale, std::size_t n, float *out);
 // The same for F8_E4M3 codes, decoded by arithmetic instead of a table (no gather): normal codes
