@@ -127,6 +127,7 @@ public:
         : m_plan(plan)
         , m_worker(worker)
         , m_bins(static_cast<unsigned>(plan.edges.size()) - 1)
+        , m_zeroBin(kernels::binIndex(plan, 0.0))
     { }
     void add(const float *values, const std::uint32_t *counts, std::size_t n) override
     {
@@ -170,9 +171,11 @@ public:
     }
 
 private:
+    // Zero is often a code's value (bitsandbytes' tables, symmetric codes) and often an edge
+    // (a symmetric range), where the float index hands it here: its bin is known.
     void binOne(float value, std::uint32_t count)
     {
-        const int b = kernels::binIndex(m_plan, value);
+        const int b = value == 0 ? m_zeroBin : kernels::binIndex(m_plan, value);
         if (b >= 0)
             m_worker.binCounts[static_cast<std::size_t>(b)] += count;
     }
@@ -180,6 +183,7 @@ private:
     const kernels::BinPlan &m_plan;
     Worker &m_worker;
     unsigned m_bins;
+    int m_zeroBin;
 };
 
 // One analysis: its workers, and passes over ranges of `unit` positions on them.
