@@ -317,7 +317,7 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
     TensorAnalysis result;
     const auto binPass = [&](const kernels::BinPlan &plan) {
         if (!kept.overflow) { // the kept pairs, each worker's own
-            return parallelFor(
+            const bool binned = parallelFor(
                 analysis.workers.size(), static_cast<unsigned>(analysis.workers.size()),
                 [&](std::uint64_t k, unsigned) {
                     Worker &worker = analysis.workers[k];
@@ -327,6 +327,9 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
                     return true;
                 },
                 analysis.stop);
+            if (binned && progress)
+                progress(2 * analysis.elements, 2 * analysis.elements);
+            return binned;
         }
         for (Worker &worker : analysis.workers) { // too many: counted again
             worker.keptValues = {};

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <utility>
 
 using namespace stb;
 using namespace stb::test;
@@ -199,6 +200,16 @@ void tst_QuantCounts::countsEqualValues()
             dq->countStorage(at, std::min<std::uint64_t>(piece, values.size() - at), scratch, sink);
         QVERIFY2(sink.set == decoded, qPrintable(QStringLiteral("pieces of %1").arg(piece)));
     }
+
+    // Progress ends where the decoding analyzer's does (at its total when pass 2 runs), whether
+    // pass 2 counts again or bins the pairs pass 1 kept.
+    std::pair<std::uint64_t, std::uint64_t> last[2];
+    for (int way = 0; way < 2; ++way) {
+        const auto note = [&](std::uint64_t done, std::uint64_t total) { last[way] = { done, total }; };
+        const AnalysisOptions options { 16, 2, false };
+        QVERIFY(way ? analyzeQuantizedCodes(*dq, options, {}, note) : analyzeQuantizedValues(*dq, options, {}, note));
+    }
+    QCOMPARE(last[1], last[0]);
 
     // The statistics, on 1 and 3 threads, with the AVX-512 kernels and without.
     for (bool wide : { true, false }) {
