@@ -3,6 +3,7 @@
 #include "core/io/checkpoint.h"
 #include "core/quant/quantizedweight.h"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -41,6 +42,14 @@ struct DequantScratch {
 class CodeCountSink {
 public:
     virtual void add(const float *values, const std::uint32_t *counts, std::size_t n) = 0;
+    // add() and clear the counts: how countStorage hands over a table it reuses.
+    void take(const float *values, std::uint32_t *counts, std::size_t n)
+    {
+        if (!n)
+            return;
+        add(values, counts, n);
+        std::fill(counts, counts + n, 0u);
+    }
 
 protected:
     ~CodeCountSink() = default;
