@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the benchmark programs (Release) and runs them on generated data in a scratch folder.
 # Each prints its numbers and the ratio against a baseline measured in the same run. The audit,
-# diff, header and values benchmarks run once per family of statistics kernels the CPU can run
+# diff, header, quant and values benchmarks run once per family of statistics kernels the CPU can run
 # (STB_KERNELS=auto, and =portable on an AVX-512 CPU, so both are measured on one machine); a
-# summary of issues 16's and 11's ratios, each with the kernels that ran and the load average
+# summary of issues 16's, 13's and 11's ratios, each with the kernels that ran and the load average
 # when it ran (other work on the machine skews a run), ends the output.
 #   STB_BENCH_DIR=FOLDER    keep the generated data there (reused by the next run)
 #   STB_BENCHMARKS="..."    only these benchmarks (e.g. "bench_audit bench_compare bench_header")
@@ -56,18 +56,18 @@ for bench in build-bench/tests/bench/bench_*; do
     continue
   fi
   case "$name" in
-    bench_audit|bench_compare|bench_header|bench_values) runs=("${families[@]}") ;;
+    bench_audit|bench_compare|bench_header|bench_quant|bench_values) runs=("${families[@]}") ;;
     *) runs=(auto) ;;
   esac
   for family in "${runs[@]}"; do
     echo "== $name (STB_KERNELS=$family)"
     STB_KERNELS=$family "$bench" "$work" | tee "$work/$name-$family.out"
-    # The issue-16 and issue-11 ratio lines, with the kernels line of the same run and the load.
+    # The issue-16, issue-13 and issue-11 ratio lines, with the kernels line of the same run and the load.
     kernels=$(grep -m1 '^kernels:' "$work/$name-$family.out" | cut -d' ' -f2 || true)
     load=$(cut -d' ' -f1-3 /proc/loadavg)
-    grep -E '^issue 1[16]' "$work/$name-$family.out" | sed "s/^/[$kernels, load $load] /" >> "$summary" || true
+    grep -E '^issue 1[136]' "$work/$name-$family.out" | sed "s/^/[$kernels, load $load] /" >> "$summary" || true
   done
 done
 echo
-echo "== issue 16 and 11 ratios (each against a baseline measured in the same run; $(nproc) hardware threads)"
+echo "== issue 16, 13 and 11 ratios (each against a baseline measured in the same run; $(nproc) hardware threads)"
 cat "$summary"

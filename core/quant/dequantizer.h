@@ -3,6 +3,7 @@
 #include "core/io/checkpoint.h"
 #include "core/quant/quantizedweight.h"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -27,10 +28,31 @@ struct CodeBytes {
 
 // One thread's working space for Dequantizer::decodeStorage: the scales and zero-points of the
 // group being decoded, converted to floats once per group instead of once per value.
+// Dequantizer::countStorage's count tables (cleared between calls) and the values of one run.
 struct DequantScratch {
     const Dequantizer *owner = nullptr;
     std::uint64_t group = UINT64_MAX;
     std::vector<float> scales, zeros;
+    std::vector<std::uint32_t> counts;
+    std::vector<float> values;
+};
+
+// What Dequantizer::countStorage reports, in batches: for every k < n, `counts[k]` elements
+// dequantize to `values[k]` (the float decode() gives, bit for bit). Counts may be 0.
+class CodeCountSink {
+public:
+    virtual void add(const float *values, const std::uint32_t *counts, std::size_t n) = 0;
+    // add() and clear the counts: how countStorage hands over a table it reuses.
+    void take(const float *values, std::uint32_t *counts, std::size_t n)
+    {
+        if (!n)
+            return;
+        add(values, counts, n);
+        std::fill(counts, counts + n, 0u);
+    }
+
+protected:
+    ~CodeCountSink() = default;
 };
 
 // Decodes a quantized weight's logical elements to floats straight from the mapping, a run at a
@@ -81,6 +103,27 @@ public:
     bool decodeStorageGuarded(
         std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const;
 
+    // Code counting (dequantizercounts.cpp), the statistics' fast way: a value is a function of
+    // a code (16 or 256 of them) and its group's scale, so the codes of the elements sharing a
+    // scale are counted and each code's value is reported once with its count.
+    // countsCodes: this layout can be counted with bounded tables (not 3-bit or act-order
+    // groups, not 2^20 table entries); countingPays: and a scale covers more elements than there
+    // are codes, so that reporting values per code is less work than per element.
+    bool countsCodes() const;
+    bool countingPays() const;
+    // Storage positions whose counts share tables: ranges starting at multiples of it report
+    // the fewest runs (a GPTQ group of every output, a row of FP8 blocks).
+    std::uint64_t countSpan() const;
+    // Elements sharing one scale (UINT64_MAX: the scales are 8-bit codes, counted with the
+    // codes), and the bits of a code: runs report 2^codeBits() counts each.
+    std::uint64_t scaleRun() const;
+    unsigned codeBits() const;
+    // The counts of the codes at positions [first, first + n) of an order of its own (storage
+    // order, or logical order for the 4-bit blocks), into `sink`: over [0, elements()) the same
+    // multiset of values decode() gives. Leaves the scratch's tables cleared.
+    // Precondition: countsCodes(). Reads the mapping (call it inside runGuarded).
+    void countStorage(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
+
 private:
     struct Source {
         const std::byte *data = nullptr;
@@ -93,6 +136,12 @@ private:
     void decodeFlat(std::uint64_t first, std::uint64_t n, float *out) const;
     float scaleAt(std::uint64_t index) const;
     float blockScale(std::uint64_t block) const; // MXFP4 and bitsandbytes 4-bit
+    float nestedScale(unsigned code, std::uint64_t nested) const; // bitsandbytes double quantization
+    void countRows(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
+    void countFp8Blocks(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
+    void countFlat(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
+    void countGrouped(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
+    void countPacked(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
     void fp8Run(const std::uint8_t *codes, float scale, std::uint64_t n, float *out) const;
     void loadGroup(std::uint64_t group, DequantScratch &scratch) const; // GPTQ and AWQ
     void storageGrouped(std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const;

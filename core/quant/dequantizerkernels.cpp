@@ -136,6 +136,18 @@ void Dequantizer::decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c
                     - half
                 : 0.0f;
         };
+        if (bits == 8 && !m_groupIndex.data) { // a code per byte: a vector loop per group
+            const auto *codes = bytesOf(m_codes.data) + 4 * row * m_scaleCols;
+            for (std::uint64_t i = c0; i < c1;) {
+                load(std::min(i / groupSize, m_groups - 1));
+                const std::uint64_t end = group == m_groups - 1 ? c1 : std::min(c1, (group + 1) * groupSize);
+                // (q - half) - z of small integers is exact, and so is q - (half + z).
+                byteAffineRun(codes + i, half + z, s, end - i, out);
+                out += end - i;
+                i = end;
+            }
+            return;
+        }
         for (std::uint64_t i = c0; i < c1;) {
             const std::uint64_t w = i / pack, end = std::min(c1, (w + 1) * pack);
             std::uint32_t word

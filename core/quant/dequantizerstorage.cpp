@@ -45,9 +45,15 @@ float Dequantizer::blockScale(std::uint64_t block) const
     if (m_scheme == QuantScheme::Mxfp4)
         return m_table[scales[block]];
     if (m_nestedAbsmax.data)
-        return m_table[scales[block]] * floatAt(DType::F32, m_nestedAbsmax.data, block / m_nestedBlock)
-            + m_nestedOffset;
+        return nestedScale(scales[block], block / m_nestedBlock);
     return scaleAt(block);
+}
+
+// A block's absmax under double quantization: its 8-bit code through the nested quant map, times
+// its nested block's absmax, plus the offset.
+float Dequantizer::nestedScale(unsigned code, std::uint64_t nested) const
+{
+    return m_table[code] * floatAt(DType::F32, m_nestedAbsmax.data, nested) + m_nestedOffset;
 }
 
 // GPTQ: the scales and zero-points of group `group` for every output o, at [o]. AWQ: for every

@@ -7,6 +7,7 @@
 // dequantizerkernels.cpp give: the same operations in the same order.
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 namespace stb::quant {
 
@@ -14,6 +15,9 @@ namespace stb::quant {
 // little-endian 32-bit word at `words` (GPTQ and AWQ in storage order).
 void affineRun(const std::byte *words, unsigned shift, std::uint32_t mask, const float *zeros,
     const float *scales, std::size_t n, float *out);
+
+// out[k] = (float(codes[k]) - zero) * scale (pack-quantized 8-bit: a code per byte).
+void byteAffineRun(const std::uint8_t *codes, float zero, float scale, std::size_t n, float *out);
 
 // out[k] = table[codes[k]] * scale (FP8 of every granularity).
 void tableRun(const std::uint8_t *codes, const float *table, float scale, std::size_t n, float *out);
@@ -31,5 +35,28 @@ void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out);
 // the order of a multiset does not see).
 void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const float *scales, std::size_t blocks,
     std::size_t blockBytes, float *out);
+
+// Code counting of 4-bit codes (Dequantizer::countStorage), tables of 16 counts added to:
+// GPTQ: `rows` rows (each `stride` bytes after the last) of `columns` 32-bit words whose 8 nibbles
+// all belong to the word's column: tables[column · 16 + code].
+void columnNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
+    std::uint32_t *tables);
+// AWQ: `rows` rows of `columns` words (of a row of `rowWords`), nibble s of word w belonging to
+// position s · rowWords + w: tables[(s · rowWords + w) · 16 + code], w counted from `words`.
+void slotNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
+    std::size_t rowWords, std::uint32_t *tables);
+// Blocks of `blockBytes` bytes (a multiple of 32), both nibbles of block b's bytes in
+// tables[b · 16 + code] (bitsandbytes blocks, pack-quantized groups).
+void blockNibbleCounts(const std::uint8_t *codes, std::size_t blockBytes, std::size_t blocks, std::uint32_t *tables);
+
+// Moments of counted values (code counting's pass 1): over k < n, counts[k] elements of value
+// values[k]; finite values summed around `shift` in double, in 8 lanes (so the loop is a vector
+// loop; the lanes are added in a fixed order). Adds to `m`.
+struct CountedMoments {
+    double finite = 0, zeros = 0, nan = 0, posInf = 0, negInf = 0, sum = 0, squares = 0;
+    float lo = std::numeric_limits<float>::infinity(), hi = -std::numeric_limits<float>::infinity();
+};
+void countedMomentsRun(
+    const float *values, const std::uint32_t *counts, std::size_t n, double shift, CountedMoments &m);
 
 } // namespace stb::quant

@@ -11,6 +11,7 @@
 #include "core/stats/statsaccumulator.h"
 #include "core/stats/tensoranalyzer.h"
 #include "core/format/writer.h"
+#include "tests/support/statscompare.h"
 
 #include <QByteArray>
 #include <QList>
@@ -32,6 +33,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace stb;
+using stb::test::compareCountsAndExtremes;
 
 Q_DECLARE_METATYPE(stb::DType)
 
@@ -361,20 +363,6 @@ QByteArray describe(const char *what, double actual, double expected)
 
 // Compares an analysis with the reference. C64 magnitudes may differ from long double sqrt by
 // an ulp (hypot), so its extremes get the same tolerance as the moments.
-// Two runs of the same data (other threads, other kernels) count and bound it identically.
-void compareCountsAndExtremes(const TensorStats &a, const TensorStats &b)
-{
-    QCOMPARE(a.count, b.count);
-    QCOMPARE(a.nan, b.nan);
-    QCOMPARE(a.posInf, b.posInf);
-    QCOMPARE(a.negInf, b.negInf);
-    QCOMPARE(a.zeros, b.zeros);
-    QCOMPARE(a.finite, b.finite);
-    QCOMPARE(a.min, b.min);
-    QCOMPARE(a.max, b.max);
-    QCOMPARE(a.absMax, b.absMax);
-}
-
 void verify(const TensorAnalysis &a, const Reference &r, DType dtype)
 {
     const TensorStats &s = a.stats;

@@ -6,6 +6,7 @@
 #include "core/io/checkpoint.h"
 #include "core/quant/dequantizer.h"
 #include "core/quant/dequantvalues.h"
+#include "core/quant/quantanalyzer.h"
 #include "core/quant/quantview.h"
 
 #include <sys/mman.h>
@@ -61,8 +62,12 @@ void readWeight(const stb::Checkpoint &checkpoint, const stb::QuantizedWeight &w
         std::vector<double> row(columns);
         (void)stb::decodeRows(*dequantizer, dequantizer->rows() - 1, 1, row.data());
     }
-    if (elements <= (1u << 16))
+    if (elements <= (1u << 16)) {
         (void)stb::locateDequantized(*dequantizer, {}, {}, 1);
+        // The statistics both ways: code counts (when the layout has them) and decoded values.
+        (void)stb::analyzeQuantizedCodes(*dequantizer, stb::AnalysisOptions { 16, 1, false });
+        (void)stb::analyzeQuantizedValues(*dequantizer, stb::AnalysisOptions { 16, 1, false });
+    }
 }
 
 } // namespace
