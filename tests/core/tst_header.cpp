@@ -6,6 +6,8 @@
 #include "core/format/header.h"
 #include "core/text/textformat.h"
 
+#include "core/format/headercheck.h"
+
 #include "core/format/dtype.h"
 #include "core/format/writer.h"
 #include "tests/support/ruletostring.h"
@@ -48,10 +50,32 @@ QByteArray rawFile(std::string_view json, std::size_t dataBytes = 0, long long l
     return toQByteArray(test::rawFile(json, dataBytes, 0, length));
 }
 
+// checkHeader (what `check` runs) must find exactly what parseHeader finds, without the tensor
+// list: the same diagnostics in the same order, and as many tensors. Every parse below asks.
+void verifyCheckAgrees(std::span<const std::byte> bytes, std::uint64_t fileSize, const Header &header)
+{
+    const HeaderCheck check = checkHeader(bytes, fileSize);
+    QCOMPARE(check.tensorCount, header.tensors.size());
+    QCOMPARE(check.diagnostics.size(), header.diagnostics.size());
+    QCOMPARE(check.diagnostics.dropped(), header.diagnostics.dropped());
+    for (std::size_t i = 0; i < header.diagnostics.size(); ++i) {
+        const Diagnostic &expected = header.diagnostics[i];
+        const Diagnostic &found = check.diagnostics[i];
+        QCOMPARE(found.rule, expected.rule);
+        QCOMPARE(found.message, expected.message);
+        QCOMPARE(found.offset, expected.offset);
+        QCOMPARE(found.tensor, expected.tensor);
+    }
+    QCOMPARE(firstError(check.diagnostics), header.verdict() ? &check.diagnostics[0] : nullptr);
+}
+
 Header parse(const QByteArray &file, qint64 fileSize = -1)
 {
     const auto bytes = std::as_bytes(std::span(file.constData(), static_cast<std::size_t>(file.size())));
-    return parseHeader(bytes, fileSize < 0 ? bytes.size() : static_cast<std::uint64_t>(fileSize));
+    const std::uint64_t size = fileSize < 0 ? bytes.size() : static_cast<std::uint64_t>(fileSize);
+    Header header = parseHeader(bytes, size);
+    verifyCheckAgrees(bytes, size, header);
+    return header;
 }
 
 // One tensor entry, compact as the reference writes it.
@@ -208,6 +232,7 @@ private slots:
     void goldenContents();
     void namesAndMetadataDecoded();
     void duplicateNameKeepsLast();
+    void duplicateNameAmongMany();
     void salvage();
     void manyTensors();
     void warnings_data();
@@ -798,6 +823,23 @@ void tst_Header::duplicateNameKeepsLast()
     QCOMPARE(a->dtype, DType::F32);
     QCOMPARE(a->headerOffset, static_cast<std::uint64_t>(at(header, "\"a\"", 1)));
     QCOMPARE(warningRules(h), (Rules { Rule::DuplicateName, Rule::DuplicateName }));
+}
+
+void tst_Header::duplicateNameAmongMany()
+{
+    // 20,000 names, the first written again at the end: found however far apart they are.
+    constexpr int kCount = 20'000;
+    std::string header = "{";
+    for (int i = 0; i < kCount; ++i)
+        header += entry("model.layers." + std::to_string(i) + ".weight", "U8", "[1]", static_cast<std::uint64_t>(i),
+                      static_cast<std::uint64_t>(i) + 1)
+            + ",";
+    header += entry("model.layers.0.weight", "U8", "[1]", kCount, kCount + 1) + "}";
+    const Header h = parse(rawFile(padded(header), kCount + 1));
+    QCOMPARE(warningRules(h), (Rules { Rule::DuplicateName }));
+    QCOMPARE(h.tensors.size(), std::size_t(kCount));
+    QVERIFY(!h.valid()); // the bytes of the first entry are now a hole
+    QCOMPARE(h.verdict()->rule, Rule::Offsets);
 }
 
 void tst_Header::salvage()
