@@ -409,6 +409,11 @@ void tst_Header::rules_data()
 
     // header-json, tensor entries: serde's derived TensorInfo read from buffered content.
     {
+        // The writers' compact form is read by a shortcut; these forms take the general path.
+        ok("header-json: spaces inside an entry",
+            rawFile("{\"a\": {\"dtype\": \"F32\", \"shape\": [ 1 ], \"data_offsets\": [0, 4]}}", 4));
+        ok("header-json: fields in another order",
+            rawFile("{\"a\":{\"shape\":[1],\"data_offsets\":[0,4],\"dtype\":\"F32\"}}", 4));
         ok("header-json: unknown fields ignored",
             rawFile("{\"a\":{\"dtype\":\"F32\",\"extra\":{\"k\":[1,2]},\"shape\":[1],\"x\":1,\"x\":2,"
                     "\"data_offsets\":[0,4]}}",
@@ -481,6 +486,8 @@ void tst_Header::rules_data()
         shape("header-json: string dimension", "[\"1\"]");
         shape("header-json: null dimension", "[null]");
         shape("header-json: dimension beyond 2^64-1", "[18446744073709551616]");
+        const std::string zero = "{\"a\":{\"dtype\":\"F32\",\"shape\":[01],\"data_offsets\":[0,4]}}";
+        json("header-json: leading zero dimension", zero, 4, none, at(zero, "01"));
         shape("header-json: bad dimension after good ones", "[1,1,-1]");
         shape("header-json: shape null", "null");
         shape("header-json: shape object", "{}");
@@ -504,6 +511,8 @@ void tst_Header::rules_data()
         offsets("header-json: minus zero offset", "[-0,4]");
         offsets("header-json: negative offset", "[0,-4]");
         offsets("header-json: offset beyond 2^64-1", "[0,18446744073709551616]");
+        const std::string zero = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[00,4]}}";
+        json("header-json: leading zero offset", zero, 4, none, at(zero, "00"));
         offsets("header-json: offsets as an object", "{\"0\":0,\"1\":4}");
         offsets("header-json: offsets as a string", "\"0,4\"");
         offsets("header-json: offsets null", "null");
