@@ -1,5 +1,6 @@
 #include "core/format/prefault.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -47,8 +48,18 @@ void adviseHugePages(void *data, std::size_t size)
 {
 #if defined(__linux__)
     const auto [start, length] = wholePages(data, size);
-    if (length != 0)
-        ::madvise(start, length, MADV_HUGEPAGE);
+    if (length == 0)
+        return;
+    ::madvise(start, length, MADV_HUGEPAGE);
+#if defined(MADV_POPULATE_WRITE)
+    // The pages before the first 2 MiB boundary cannot be part of a huge page: up to 512 faults
+    // of 4 KiB, at once instead.
+    constexpr std::uintptr_t kHuge = std::uintptr_t(1) << 21;
+    const auto first = reinterpret_cast<std::uintptr_t>(start);
+    const std::size_t head = std::min<std::size_t>(length, ((first + kHuge - 1) & ~(kHuge - 1)) - first);
+    if (head != 0)
+        ::madvise(start, head, MADV_POPULATE_WRITE);
+#endif
 #else
     (void)data;
     (void)size;
