@@ -200,13 +200,21 @@ void readHeader(std::span<const std::byte> prefix, std::uint64_t fileSize, Heade
         return;
     }
     const std::string_view json(reinterpret_cast<const char *>(prefix.data()) + 8, n);
-    if (const auto bad = findInvalidUtf8(json); bad != std::string_view::npos) {
-        header.diagnostics.add(diagnose(
-            Rule::HeaderUtf8, "the header is not valid UTF-8 (byte " + formatCount(8 + bad) + ")", 8 + bad));
-        return;
-    }
-
+    // The reference checks UTF-8 first. The reader checks every string's as it goes, and admits
+    // only ASCII outside them: JSON read without a problem is valid UTF-8, and the separate pass
+    // (a tenth of `check` on 11 MB) is needed only when something was found.
     const bool jsonProblems = readHeaderJson(json, header, entries);
+    if (jsonProblems) {
+        if (const auto bad = findInvalidUtf8(json); bad != std::string_view::npos) {
+            header.diagnostics = {};
+            header.metadata.clear();
+            header.hasMetadata = false;
+            entries = {};
+            header.diagnostics.add(diagnose(Rule::HeaderUtf8,
+                "the header is not valid UTF-8 (byte " + formatCount(8 + bad) + ")", 8 + bad));
+            return;
+        }
+    }
     const auto order = sortedByExtent(entries.tensors);
     if (!jsonProblems) {
         const std::size_t before = header.errorCount();

@@ -190,9 +190,10 @@ bool JsonReader::readString(std::string_view &out, std::string &scratch)
 
 namespace {
 
-// The first byte at or after `i` that ends a plain run inside a JSON string: '"', '\\' or a
-// control character (the size of the text when there is none). Eight bytes a step: names of
-// 40 bytes and more, byte by byte, were the tokenizer's largest cost.
+// The first byte at or after `i` that ends a plain ASCII run inside a JSON string: '"', '\\', a
+// control character or a byte of a multi-byte character (the size of the text when there is
+// none). Eight bytes a step: names of 40 bytes and more, byte by byte, were the tokenizer's
+// largest cost.
 std::size_t findStringSpecial(std::string_view text, std::size_t i)
 {
     const char *s = text.data();
@@ -207,13 +208,14 @@ std::size_t findStringSpecial(std::string_view text, std::size_t i)
             const std::uint64_t quote = word ^ (kOnes * '"');
             const std::uint64_t backslash = word ^ (kOnes * '\\');
             const std::uint64_t hits = (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash)
-                                           | ((word - kOnes * 0x20) & ~word))
+                                           | ((word - kOnes * 0x20) & ~word) | word)
                 & kHighs;
             if (hits)
                 return i + static_cast<std::size_t>(std::countr_zero(hits)) / 8;
         }
     }
-    while (i < n && s[i] != '"' && s[i] != '\\' && static_cast<unsigned char>(s[i]) >= 0x20)
+    while (i < n && s[i] != '"' && s[i] != '\\' && static_cast<unsigned char>(s[i]) >= 0x20
+        && static_cast<unsigned char>(s[i]) < 0x80)
         ++i;
     return i;
 }
@@ -224,8 +226,18 @@ bool JsonReader::scanString(std::string_view *view, std::string *scratch)
 {
     const std::size_t start = m_pos;
     ++m_pos; // opening quote
-    // Most strings hold no escape: they are the bytes between the quotes.
-    const std::size_t special = findStringSpecial(m_text, m_pos);
+    // Most strings hold no escape: they are the bytes between the quotes. Their multi-byte
+    // characters are checked here (see the class comment).
+    std::size_t special = m_pos;
+    while (true) {
+        special = findStringSpecial(m_text, special);
+        if (special >= m_text.size() || static_cast<unsigned char>(m_text[special]) < 0x80)
+            break;
+        const std::size_t length = utf8SequenceLength(m_text, special);
+        if (length == 0)
+            return fail("invalid UTF-8 in a string", special);
+        special += length;
+    }
     if (special < m_text.size() && m_text[special] == '"') {
         if (view)
             *view = m_text.substr(m_pos, special - m_pos);
@@ -254,6 +266,13 @@ bool JsonReader::scanString(std::string_view *view, std::string *scratch)
         }
         if (static_cast<unsigned char>(c) < 0x20)
             return fail("control character inside a string", m_pos);
+        if (static_cast<unsigned char>(c) >= 0x80) {
+            const std::size_t length = utf8SequenceLength(m_text, m_pos);
+            if (length == 0)
+                return fail("invalid UTF-8 in a string", m_pos);
+            m_pos += length;
+            continue;
+        }
         if (c != '\\') {
             ++m_pos;
             continue;

@@ -16,7 +16,11 @@ namespace stb {
 // nesting (serde_json's recursion limit). Unlike a DOM parser it keeps duplicate keys visible
 // and knows the byte position of everything, which the diagnostics need.
 //
-// The text must already be valid UTF-8. No recursion: deep input cannot exhaust the stack.
+// Strings are checked for valid UTF-8 as they are read (an error if not); outside strings the
+// grammar admits ASCII alone. So text read to its end without an error is valid UTF-8 and a
+// caller need not check it first; one that must report bad UTF-8 before any JSON error (the
+// reference checks it first) checks the whole text when the reader fails. No recursion: deep
+// input cannot exhaust the stack.
 // After the first error every call fails; error() and errorPosition() tell what and where.
 class JsonReader {
 public:

@@ -317,6 +317,11 @@ void tst_Header::rules_data()
         bad("header-utf8: truncated at the end", rawFile("{}  \xe2\x82"), Rule::HeaderUtf8, "InvalidHeader",
             none, 8 + 4);
         bad("header-utf8: checked before JSON", rawFile("\xff"), Rule::HeaderUtf8, "InvalidHeader", none, 8);
+        // The JSON reader stops at the '}' before reaching the bad byte: UTF-8 still decides.
+        bad("header-utf8: after a JSON error", rawFile("{\"a\":} \xff"), Rule::HeaderUtf8, "InvalidHeader", none,
+            8 + 7);
+        bad("header-utf8: in a name", rawFile("{\"a\xff\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4),
+            Rule::HeaderUtf8, "InvalidHeader", none, 8 + 3);
         ok("header-utf8: data bytes are not text",
             rawFile(padded(object({ entry("a", "U8", "[2]", 0, 2) })), 0) + "\xff\xfe");
     }
