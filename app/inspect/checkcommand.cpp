@@ -2,8 +2,8 @@
 
 #include "core/io/checkpoint.h"
 #include "core/io/filecheck.h"
-#include "core/text/textformat.h"
 #include "core/report/report.h"
+#include "core/text/textformat.h"
 
 #include <cstdio>
 #include <memory>

@@ -5,11 +5,11 @@
 // 127 levels, numbers beyond a double).
 #include "core/format/header.h"
 
-#include "core/text/textformat.h"
 #include "core/format/headercheck.h"
 #include "core/format/headerjson.h"
 #include "core/format/jsonreader.h"
 #include "core/format/prefault.h"
+#include "core/text/textformat.h"
 
 #include <algorithm>
 #include <cstring>
@@ -23,7 +23,8 @@ namespace {
 // Metadata::validate of the reference: in file order, every tensor must start where the previous
 // ended, and its size must be what dtype and shape call for. The first failure is the verdict;
 // we go on to list the others for the viewer.
-std::uint64_t validateTensors(Header &header, const HeaderEntries &entries, const std::vector<std::size_t> &order)
+std::uint64_t validateTensors(
+    Header &header, const HeaderEntries &entries, const std::vector<std::size_t> &order)
 {
     std::uint64_t start = 0;
     const auto add = [&header](Diagnostic d) { header.diagnostics.add(std::move(d)); };
@@ -49,9 +50,10 @@ std::uint64_t validateTensors(Header &header, const HeaderEntries &entries, cons
         start = t.end;
         const auto count = shapeElementCount(entries.shape(t));
         if (!count) {
-            add(diagnose(Rule::Overflow, "tensor " + name() + ": the element count of shape "
-                              + formatShape(entries.shape(t)) + " overflows 64 bits",
-                          t.headerOffset, t.name));
+            add(diagnose(Rule::Overflow,
+                "tensor " + name() + ": the element count of shape " + formatShape(entries.shape(t))
+                    + " overflows 64 bits",
+                t.headerOffset, t.name));
             continue;
         }
         const unsigned bits = dtypeBits(t.dtype);
@@ -82,7 +84,8 @@ std::uint64_t validateTensors(Header &header, const HeaderEntries &entries, cons
     return start;
 }
 
-void addWarnings(Header &header, std::string_view json, const HeaderEntries &entries, const std::vector<std::size_t> &order)
+void addWarnings(Header &header, std::string_view json, const HeaderEntries &entries,
+    const std::vector<std::size_t> &order)
 {
     auto &d = header.diagnostics;
     if (!json.empty() && (json[0] == ' ' || json[0] == '\n' || json[0] == '\t' || json[0] == '\r'))
@@ -120,8 +123,8 @@ void addWarnings(Header &header, std::string_view json, const HeaderEntries &ent
         if (bytes > 1 && t.byteLength() > 0 && fileOffset % bytes != 0) {
             if (++misaligned <= 100)
                 d.add(diagnose(Rule::Misaligned,
-                    "tensor " + quotedName(t.name) + " starts at file offset "
-                        + formatCount(fileOffset) + ", not a multiple of its " + formatCount(bytes)
+                    "tensor " + quotedName(t.name) + " starts at file offset " + formatCount(fileOffset)
+                        + ", not a multiple of its " + formatCount(bytes)
                         + "-byte element: zero-copy loaders must copy it",
                     fileOffset, t.name));
         }
@@ -147,8 +150,7 @@ void addWarnings(Header &header, std::string_view json, const HeaderEntries &ent
 
 // Indices of `tensors` sorted by (begin, end, name): the order of the bytes in the file. Writers
 // put the entries of most files in that order already: then one pass finds it, no sort.
-template <typename Tensor>
-std::vector<std::size_t> sortedByExtent(const std::vector<Tensor> &tensors)
+template<typename Tensor> std::vector<std::size_t> sortedByExtent(const std::vector<Tensor> &tensors)
 {
     const auto before = [](const Tensor &x, const Tensor &y) {
         if (x.begin != y.begin)
@@ -161,7 +163,8 @@ std::vector<std::size_t> sortedByExtent(const std::vector<Tensor> &tensors)
     for (std::size_t i = 0; i < order.size(); ++i)
         order[i] = i;
     const auto inOrder = std::adjacent_find(tensors.begin(), tensors.end(),
-        [&before](const Tensor &x, const Tensor &y) { return before(y, x); }) == tensors.end();
+                             [&before](const Tensor &x, const Tensor &y) { return before(y, x); })
+        == tensors.end();
     if (!inOrder)
         std::sort(order.begin(), order.end(),
             [&tensors, &before](std::size_t a, std::size_t b) { return before(tensors[a], tensors[b]); });
@@ -170,7 +173,8 @@ std::vector<std::size_t> sortedByExtent(const std::vector<Tensor> &tensors)
 
 // Everything parseHeader does but build Header::tensors: the entries are left in `entries`,
 // their names viewing `prefix`.
-void readHeader(std::span<const std::byte> prefix, std::uint64_t fileSize, Header &header, HeaderEntries &entries)
+void readHeader(
+    std::span<const std::byte> prefix, std::uint64_t fileSize, Header &header, HeaderEntries &entries)
 {
     header.fileSize = fileSize;
     if (fileSize < 8 || prefix.size() < 8) {
@@ -251,17 +255,26 @@ const Diagnostic *firstError(const DiagnosticList &diagnostics)
     return nullptr;
 }
 
-const Diagnostic *Header::verdict() const { return firstError(diagnostics); }
+const Diagnostic *Header::verdict() const
+{
+    return firstError(diagnostics);
+}
 
 std::size_t Header::errorCount() const
 {
-    return static_cast<std::size_t>(
-        std::count_if(diagnostics.begin(), diagnostics.end(), [](const Diagnostic &d) { return d.isError(); }));
+    return static_cast<std::size_t>(std::count_if(
+        diagnostics.begin(), diagnostics.end(), [](const Diagnostic &d) { return d.isError(); }));
 }
 
-std::size_t Header::warningCount() const { return diagnostics.size() - errorCount(); }
+std::size_t Header::warningCount() const
+{
+    return diagnostics.size() - errorCount();
+}
 
-std::vector<std::size_t> Header::fileOrder() const { return sortedByExtent(tensors); }
+std::vector<std::size_t> Header::fileOrder() const
+{
+    return sortedByExtent(tensors);
+}
 
 Header parseHeader(std::span<const std::byte> prefix, std::uint64_t fileSize)
 {
@@ -291,7 +304,7 @@ HeaderCheck checkHeader(std::span<const std::byte> prefix, std::uint64_t fileSiz
     Header header;
     HeaderEntries entries;
     readHeader(prefix, fileSize, header, entries);
-    return {std::move(header.diagnostics), entries.tensors.size()};
+    return { std::move(header.diagnostics), entries.tensors.size() };
 }
 
 } // namespace stb

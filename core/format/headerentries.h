@@ -20,7 +20,7 @@ struct TensorEntry {
     std::uint64_t begin = 0;
     std::uint64_t end = 0;
     std::uint64_t headerOffset = 0; // absolute file offset of the entry's key
-    std::uint32_t firstDim = 0;     // dims fit 32 bits: a header of 100,000,000 bytes holds fewer
+    std::uint32_t firstDim = 0; // dims fit 32 bits: a header of 100,000,000 bytes holds fewer
     std::uint32_t dimCount = 0;
     DType dtype = DType::F32;
 
@@ -38,7 +38,7 @@ struct HeaderEntries {
 
     std::span<const std::uint64_t> shape(const TensorEntry &entry) const
     {
-        return {dims.data() + entry.firstDim, entry.dimCount};
+        return { dims.data() + entry.firstDim, entry.dimCount };
     }
 };
 

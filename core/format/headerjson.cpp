@@ -321,8 +321,9 @@ private:
         if (!literal("{\"dtype\":\""))
             return false;
         const std::size_t nameStart = at;
-        while (at < text.size() && ((text[at] >= 'A' && text[at] <= 'Z') || (text[at] >= '0' && text[at] <= '9')
-                                       || (text[at] >= 'a' && text[at] <= 'z') || text[at] == '_'))
+        while (at < text.size()
+            && ((text[at] >= 'A' && text[at] <= 'Z') || (text[at] >= '0' && text[at] <= '9')
+                || (text[at] >= 'a' && text[at] <= 'z') || text[at] == '_'))
             ++at;
         const auto dtype = dtypeFromName(text.substr(nameStart, at - nameStart));
         if (!dtype || !literal("\",\"shape\":["))
@@ -340,7 +341,8 @@ private:
             }
         }
         std::uint64_t begin = 0, end = 0;
-        if (!literal(",\"data_offsets\":[") || !number(begin) || !literal(",") || !number(end) || !literal("]}"))
+        if (!literal(",\"data_offsets\":[") || !number(begin) || !literal(",") || !number(end)
+            || !literal("]}"))
             return fail();
         m_reader.consumeValue(at);
         tensor.dtype = *dtype;

@@ -144,14 +144,22 @@ bool JsonReader::advance(std::string_view *key, std::string *scratch)
     return expect(':', "':'");
 }
 
+namespace {
+
+// A string read as `view` (into the text, or into `out` itself when decoded there) left in `out`.
+bool keepIn(std::string &out, std::string_view view)
+{
+    if (view.data() != out.data())
+        out.assign(view);
+    return true;
+}
+
+} // namespace
+
 bool JsonReader::nextKey(std::string &key)
 {
     std::string_view view;
-    if (!nextKey(view, key))
-        return false;
-    if (view.data() != key.data())
-        key.assign(view);
-    return true;
+    return nextKey(view, key) && keepIn(key, view);
 }
 
 bool JsonReader::nextKey(std::string_view &key, std::string &scratch)
@@ -171,11 +179,7 @@ bool JsonReader::nextElement()
 bool JsonReader::readString(std::string &out)
 {
     std::string_view view;
-    if (!readString(view, out))
-        return false;
-    if (view.data() != out.data())
-        out.assign(view);
-    return true;
+    return readString(view, out) && keepIn(out, view);
 }
 
 bool JsonReader::readString(std::string_view &out, std::string &scratch)

@@ -20,12 +20,12 @@ constexpr std::size_t kPage = 4096, kWorthIt = std::size_t(1) << 20;
 std::pair<void *, std::size_t> wholePages(void *data, std::size_t size)
 {
     if (size < kWorthIt)
-        return {nullptr, 0};
+        return { nullptr, 0 };
     const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kPage - 1) & ~(kPage - 1);
     const auto end = (reinterpret_cast<std::uintptr_t>(data) + size) & ~(kPage - 1);
     if (end <= begin)
-        return {nullptr, 0};
-    return {reinterpret_cast<void *>(begin), end - begin};
+        return { nullptr, 0 };
+    return { reinterpret_cast<void *>(begin), end - begin };
 }
 
 } // namespace

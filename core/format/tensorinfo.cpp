@@ -4,7 +4,10 @@
 
 namespace stb {
 
-std::optional<std::uint64_t> TensorInfo::elementCount() const { return shapeElementCount(shape); }
+std::optional<std::uint64_t> TensorInfo::elementCount() const
+{
+    return shapeElementCount(shape);
+}
 
 std::optional<std::uint64_t> TensorInfo::expectedBytes() const
 {

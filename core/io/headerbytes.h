@@ -23,7 +23,7 @@ public:
     // Copies them from `file` (with pread: the mapping's pages are not touched, so they do not
     // stay resident beside the copy). False and a reason when the file changed while it was read.
     bool read(const MappedFile &file, std::string &error);
-    std::span<const std::byte> bytes() const { return {data(), m_size}; }
+    std::span<const std::byte> bytes() const { return { data(), m_size }; }
 
 private:
     void allocate(std::size_t size);

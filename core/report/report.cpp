@@ -69,7 +69,10 @@ std::uint64_t parameterCount(const TensorInfo &tensor)
     return tensor.elementCount().value_or(UINT64_MAX);
 }
 
-Json fileCheckJson(const SafetensorsFile &file) { return fileCheckJson(file.path(), file.header().diagnostics); }
+Json fileCheckJson(const SafetensorsFile &file)
+{
+    return fileCheckJson(file.path(), file.header().diagnostics);
+}
 
 Json fileCheckJson(const std::string &path, const DiagnosticList &diagnostics)
 {

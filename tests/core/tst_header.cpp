@@ -318,9 +318,10 @@ void tst_Header::rules_data()
             none, 8 + 4);
         bad("header-utf8: checked before JSON", rawFile("\xff"), Rule::HeaderUtf8, "InvalidHeader", none, 8);
         // The JSON reader stops at the '}' before reaching the bad byte: UTF-8 still decides.
-        bad("header-utf8: after a JSON error", rawFile("{\"a\":} \xff"), Rule::HeaderUtf8, "InvalidHeader", none,
-            8 + 7);
-        bad("header-utf8: in a name", rawFile("{\"a\xff\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4),
+        bad("header-utf8: after a JSON error", rawFile("{\"a\":} \xff"), Rule::HeaderUtf8, "InvalidHeader",
+            none, 8 + 7);
+        bad("header-utf8: in a name",
+            rawFile("{\"a\xff\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4),
             Rule::HeaderUtf8, "InvalidHeader", none, 8 + 3);
         ok("header-utf8: data bytes are not text",
             rawFile(padded(object({ entry("a", "U8", "[2]", 0, 2) })), 0) + "\xff\xfe");
@@ -845,8 +846,8 @@ void tst_Header::duplicateNameAmongMany()
     constexpr int kCount = 20'000;
     std::string header = "{";
     for (int i = 0; i < kCount; ++i)
-        header += entry("model.layers." + std::to_string(i) + ".weight", "U8", "[1]", static_cast<std::uint64_t>(i),
-                      static_cast<std::uint64_t>(i) + 1)
+        header += entry("model.layers." + std::to_string(i) + ".weight", "U8", "[1]",
+                      static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(i) + 1)
             + ",";
     header += entry("model.layers.0.weight", "U8", "[1]", kCount, kCount + 1) + "}";
     const Header h = parse(rawFile(padded(header), kCount + 1));
