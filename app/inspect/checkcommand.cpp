@@ -1,10 +1,13 @@
 #include "command.h"
 
 #include "core/io/checkpoint.h"
-#include "core/text/textformat.h"
+#include "core/io/filecheck.h"
 #include "core/report/report.h"
+#include "core/text/textformat.h"
 
 #include <cstdio>
+#include <memory>
+#include <optional>
 
 namespace stb::inspect {
 
@@ -28,8 +31,15 @@ int runCheck(const Invocation &invocation)
     bool anyUnreadable = false;
     for (const auto &path : invocation.files()) {
         std::string error;
-        const auto checkpoint = Checkpoint::open(path, error);
-        if (!checkpoint) {
+        // One file: its verdict alone (checkFile builds no tensor list). An index needs its
+        // shards' tensors, to hold them against it.
+        std::optional<HeaderCheck> fileCheck;
+        std::shared_ptr<const Checkpoint> checkpoint;
+        if (Checkpoint::isIndexPath(path))
+            checkpoint = Checkpoint::open(path, error);
+        else
+            fileCheck = checkFile(path, error);
+        if (!checkpoint && !fileCheck) {
             anyUnreadable = true;
             if (asJson)
                 printLine(jsonText({{"file", path},
@@ -46,14 +56,18 @@ int runCheck(const Invocation &invocation)
                 std::fprintf(stderr, "%s: cannot read: %s\n", printable(path).c_str(), error.c_str());
             continue;
         }
+        if (fileCheck) {
+            const Diagnostic *verdict = firstError(fileCheck->diagnostics);
+            anyInvalid = anyInvalid || verdict;
+            if (asJson)
+                printLine(jsonText(fileCheckJson(path, fileCheck->diagnostics)));
+            else
+                printLine(verdictLine(path, verdict, fileCheck->tensorCount));
+            continue;
+        }
         anyInvalid = anyInvalid || !checkpoint->valid();
         if (asJson) {
             printLine(jsonText(checkpointCheckJson(*checkpoint)));
-            continue;
-        }
-        if (!checkpoint->isSharded()) {
-            const auto &file = *checkpoint->shards().front();
-            printLine(verdictLine(path, file.header().verdict(), file.header().tensors.size()));
             continue;
         }
         // A sharded model: each shard's verdict, each index problem, then the model's verdict.

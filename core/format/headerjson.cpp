@@ -6,6 +6,7 @@
 #include "core/format/prefault.h"
 
 #include <algorithm>
+#include <bit>
 #include <iterator>
 #include <string>
 #include <unordered_map>
@@ -17,10 +18,11 @@ namespace {
 
 class JsonHeaderReader {
 public:
-    JsonHeaderReader(std::string_view json, Header &header)
+    JsonHeaderReader(std::string_view json, Header &header, HeaderEntries &entries)
         : m_json(json)
         , m_reader(json)
         , m_header(header)
+        , m_entries(entries)
     {
     }
 
@@ -36,17 +38,16 @@ public:
         } else {
             m_reader.beginObject();
             reserveTensors();
-            std::string key;
+            std::string_view key;
             while (true) {
                 const std::size_t keyPos = m_reader.position();
-                if (!m_reader.nextKey(key))
+                if (!m_reader.nextKey(key, m_keyScratch))
                     break;
                 const std::size_t keyStart = m_json.find('"', keyPos);
                 if (key == "__metadata__")
                     readMetadata(keyStart);
                 else
-                    readTensor(std::move(key), keyStart);
-                key = std::string();
+                    readTensor(key, keyStart);
             }
             if (!m_reader.failed())
                 m_reader.atEnd();
@@ -61,30 +62,27 @@ public:
 
 private:
     // Room for every entry at once: growing the vector step by step moved 100,000 entries
-    // about 17 times over and was a quarter of `check` on such a header. Each entry written as
-    // an object names "data_offsets" once, so its count bounds theirs (entries written as
-    // arrays, rare, grow the vector as before). Metadata may hold the word too: the smallest
-    // entry, {"dtype":"F32","shape":[],"data_offsets":[0,0]} and its key, takes 48 bytes, which
-    // caps the reservation at what the header could hold.
+    // about 17 times over and was a quarter of `check` on such a header. An entry written as an
+    // object takes 48 bytes or more ({"dtype":"F32","shape":[],"data_offsets":[0,0]} and its
+    // key); the rare ones written as arrays, shorter, may grow the vector as before.
     void reserveTensors()
     {
-        constexpr std::string_view kField = "\"data_offsets\"";
-        std::size_t count = 0;
-        for (std::size_t at = m_json.find(kField); at != std::string_view::npos; at = m_json.find(kField, at + kField.size()))
-            ++count;
-        m_header.tensors.reserve(std::min(count, m_json.size() / 48));
-        // 88 bytes an entry, written once each: 8.8 MB for 100,000, a third of the page faults
-        // of `check` when touched page by page.
-        prefaultForWriting(m_header.tensors.data(), m_header.tensors.capacity() * sizeof(TensorInfo));
+        auto &tensors = m_entries.tensors;
+        tensors.reserve(m_json.size() / 48);
+        // Address space, not memory: only the pages the entries reach are touched, and on huge
+        // pages they cost one fault per 2 MiB instead of one per 4 KiB (counting the entries
+        // first, a search for "data_offsets" through the text, was 6% of `check`).
+        adviseHugePages(tensors.data(), tensors.capacity() * sizeof(TensorEntry));
+        m_entries.dims.reserve(m_json.size() / 24); // most shapes have one or two dimensions
+        adviseHugePages(m_entries.dims.data(), m_entries.dims.capacity() * sizeof(std::uint64_t));
     }
 
     std::uint64_t fileOffset(std::size_t jsonPos) const { return 8 + jsonPos; }
 
-    void addProblem(std::string message, std::size_t jsonPos, std::string tensor)
+    void addProblem(std::string message, std::size_t jsonPos, std::string_view tensor)
     {
         m_problems = true;
-        m_header.diagnostics.add(diagnose(Rule::HeaderJson, std::move(message), fileOffset(jsonPos),
-                                                     std::move(tensor)));
+        m_header.diagnostics.add(diagnose(Rule::HeaderJson, std::move(message), fileOffset(jsonPos), tensor));
     }
 
     // Consumes the rest of the innermost open object or array.
@@ -121,7 +119,8 @@ private:
         return false;
     }
 
-    bool readShape(std::vector<std::uint64_t> &shape, std::string &problem)
+    // The dimensions go to the end of m_entries.dims.
+    bool readShape(TensorEntry &entry, std::string &problem)
     {
         if (m_reader.peek() != JsonReader::Kind::Array) {
             m_reader.skipValue();
@@ -130,20 +129,19 @@ private:
         }
         m_reader.beginArray();
         bool ok = true;
-        m_dims.clear();
+        auto &dims = m_entries.dims;
+        entry.firstDim = static_cast<std::uint32_t>(dims.size());
         while (m_reader.nextElement()) {
             std::uint64_t dim = 0;
             std::string dimProblem;
             if (readUnsigned(dim, dimProblem)) {
-                m_dims.push_back(dim);
+                dims.push_back(dim);
             } else if (ok) {
                 ok = false;
                 problem = "shape: " + dimProblem;
             }
         }
-        // One allocation of the exact size (push_back grew a 2-D shape twice: 100,000 entries
-        // made 170,000 allocations).
-        shape.assign(m_dims.begin(), m_dims.end());
+        entry.dimCount = static_cast<std::uint32_t>(dims.size() - entry.firstDim);
         return ok && !m_reader.failed();
     }
 
@@ -185,13 +183,13 @@ private:
     bool readDType(DType &dtype, std::string &problem)
     {
         const auto kind = m_reader.peek();
-        std::string name;
+        std::string_view name;
         if (kind == JsonReader::Kind::String) {
-            if (!m_reader.readString(name))
+            if (!m_reader.readString(name, m_valueScratch))
                 return false;
         } else if (kind == JsonReader::Kind::Object) {
             m_reader.beginObject();
-            if (!m_reader.nextKey(name)) {
+            if (!m_reader.nextKey(name, m_valueScratch)) {
                 problem = "dtype is an empty object";
                 return false;
             }
@@ -203,8 +201,9 @@ private:
                 unitValue = m_reader.readNull();
             else
                 m_reader.skipValue();
-            std::string extra;
-            const bool moreKeys = m_reader.nextKey(extra);
+            std::string_view extra;
+            std::string extraScratch;
+            const bool moreKeys = m_reader.nextKey(extra, extraScratch);
             if (moreKeys) {
                 m_reader.skipValue();
                 finishObject();
@@ -230,7 +229,7 @@ private:
 
     // What reading one tensor entry found: the fields that parsed, and its first problem.
     struct EntryReading {
-        TensorInfo tensor;
+        TensorEntry tensor;
         std::string problem;
         std::size_t problemPos = 0;
         bool ok[3] = {false, false, false}; // dtype, shape, data_offsets read
@@ -245,12 +244,23 @@ private:
     };
     static constexpr const char *kFieldNames[3] = {"dtype", "shape", "data_offsets"};
 
-    void readTensor(std::string name, std::size_t keyPos)
+    // `name` views the text or m_keyScratch (an escaped name: kept in escapedNames, since
+    // m_keyScratch serves the next key).
+    void readTensor(std::string_view name, std::size_t keyPos)
     {
-        EntryReading entry;
-        entry.tensor.name = std::move(name);
-        entry.tensor.headerOffset = fileOffset(keyPos);
+        if (name.data() == m_keyScratch.data())
+            name = m_entries.escapedNames.emplace_back(name);
+        TensorEntry tensor;
+        tensor.name = name;
+        tensor.headerOffset = fileOffset(keyPos);
         const auto kind = m_reader.peek();
+        if (kind == JsonReader::Kind::Object && readCommonEntry(tensor)) {
+            m_entries.tensors.push_back(tensor);
+            return;
+        }
+        EntryReading entry;
+        entry.tensor = tensor;
+        const std::size_t dimsBefore = m_entries.dims.size();
         if (kind == JsonReader::Kind::Object) {
             readEntryObject(entry, keyPos);
         } else if (kind == JsonReader::Kind::Array) {
@@ -265,7 +275,82 @@ private:
             addProblem("tensor " + quotedName(entry.tensor.name) + ": " + entry.problem, entry.problemPos,
                        entry.tensor.name);
         if (entry.ok[0] && entry.ok[1] && entry.ok[2])
-            m_header.tensors.push_back(std::move(entry.tensor));
+            m_entries.tensors.push_back(entry.tensor);
+        else
+            m_entries.dims.resize(dimsBefore); // a shape read for an entry that is dropped
+    }
+
+    // The form writers use, {"dtype":"F32","shape":[2,3],"data_offsets":[0,24]} with no space,
+    // read straight from the text: the general path's calls for each key, bracket and number
+    // were most of the tokenizer's time. Anything else (spaces, another order of fields, more
+    // fields, escapes, a number of 20 digits, an unknown dtype) returns false having consumed
+    // nothing, and the general path reads the entry: what is accepted, and every message, stay
+    // its own. Only an entry that path would read without a problem is taken here.
+    bool readCommonEntry(TensorEntry &tensor)
+    {
+        const std::string_view text = m_reader.upcomingText();
+        std::size_t at = 0;
+        // Compared in line, byte by byte: a call to memcmp for each of these short words was a
+        // tenth of `check`.
+        const auto literal = [&](std::string_view word) {
+            if (text.size() - at < word.size())
+                return false;
+            for (std::size_t k = 0; k < word.size(); ++k) {
+                if (text[at + k] != word[k])
+                    return false;
+            }
+            at += word.size();
+            return true;
+        };
+        // 1 to 19 digits, no leading zero: JSON's unsigned integers below 10^19 (< 2^64). What
+        // follows must be ',' or ']', which the next literal checks (no fraction, no exponent).
+        const auto number = [&](std::uint64_t &value) {
+            const std::size_t start = at;
+            value = 0;
+            while (at < text.size() && at - start < 20 && text[at] >= '0' && text[at] <= '9')
+                value = value * 10 + static_cast<std::uint64_t>(text[at++] - '0');
+            const std::size_t digits = at - start;
+            return digits >= 1 && digits <= 19 && (digits == 1 || text[start] != '0');
+        };
+        auto &dims = m_entries.dims;
+        const std::size_t firstDim = dims.size();
+        const auto fail = [&] {
+            dims.resize(firstDim);
+            return false;
+        };
+        if (!literal("{\"dtype\":\""))
+            return false;
+        const std::size_t nameStart = at;
+        while (at < text.size()
+            && ((text[at] >= 'A' && text[at] <= 'Z') || (text[at] >= '0' && text[at] <= '9')
+                || (text[at] >= 'a' && text[at] <= 'z') || text[at] == '_'))
+            ++at;
+        const auto dtype = dtypeFromName(text.substr(nameStart, at - nameStart));
+        if (!dtype || !literal("\",\"shape\":["))
+            return false;
+        if (!literal("]")) {
+            while (true) {
+                std::uint64_t dim = 0;
+                if (!number(dim))
+                    return fail();
+                dims.push_back(dim);
+                if (literal("]"))
+                    break;
+                if (!literal(","))
+                    return fail();
+            }
+        }
+        std::uint64_t begin = 0, end = 0;
+        if (!literal(",\"data_offsets\":[") || !number(begin) || !literal(",") || !number(end)
+            || !literal("]}"))
+            return fail();
+        m_reader.consumeValue(at);
+        tensor.dtype = *dtype;
+        tensor.firstDim = static_cast<std::uint32_t>(firstDim);
+        tensor.dimCount = static_cast<std::uint32_t>(dims.size() - firstDim);
+        tensor.begin = begin;
+        tensor.end = end;
+        return true;
     }
 
     // Field `index` of kFieldNames, at the reader's position.
@@ -277,7 +362,7 @@ private:
         if (index == 0)
             ok = readDType(entry.tensor.dtype, problem);
         else if (index == 1)
-            ok = readShape(entry.tensor.shape, problem);
+            ok = readShape(entry.tensor, problem);
         else
             ok = readOffsets(entry.tensor.begin, entry.tensor.end, problem);
         if (!ok && !problem.empty())
@@ -290,8 +375,8 @@ private:
     {
         m_reader.beginObject();
         bool seen[3] = {false, false, false};
-        std::string field;
-        while (m_reader.nextKey(field)) {
+        std::string_view field;
+        while (m_reader.nextKey(field, m_fieldScratch)) {
             const auto known = std::find(std::begin(kFieldNames), std::end(kFieldNames), field);
             if (known == std::end(kFieldNames)) {
                 m_reader.skipValue();
@@ -299,7 +384,7 @@ private:
             }
             const auto index = static_cast<int>(known - std::begin(kFieldNames));
             if (seen[index]) {
-                entry.note("duplicate field `" + field + "`", m_reader.position());
+                entry.note("duplicate field `" + std::string(field) + "`", m_reader.position());
                 m_reader.skipValue();
                 continue;
             }
@@ -376,29 +461,29 @@ private:
     }
 
     // The reference collects tensors into a HashMap: a repeated name keeps its last entry.
-    // Whether two entries share a name, by sorting their names' hashes: a hash table of
-    // 100,000 names allocated a node each and took 14% of `check`.
+    // Whether two entries share a name, in an open-addressing table of entry numbers (4 bytes a
+    // slot, two to four slots a name: 1 MiB for 100,000 names, each page of it touched for the
+    // first time a cost of its own): no allocation per name, no sort (a sort of 100,000 names'
+    // hashes was 6% of `check`, a node-based hash table 14%). A run of 64 occupied slots (names
+    // crafted to collide) hands the question to the exact path below.
     bool anyDuplicateName() const
     {
-        const auto &tensors = m_header.tensors;
-        std::vector<std::pair<std::size_t, std::size_t>> hashes(tensors.size()); // hash, index
+        const auto &tensors = m_entries.tensors;
+        const std::size_t mask = std::bit_ceil(std::max<std::size_t>(16, 2 * tensors.size())) - 1;
+        // Entry number + 1 (0: empty); entry numbers fit 32 bits: each entry takes 20 bytes or more.
+        std::vector<std::uint32_t> slots;
+        slots.reserve(mask + 1);
+        adviseHugePages(slots.data(), (mask + 1) * sizeof(std::uint32_t)); // faulted at once
+        slots.resize(mask + 1, 0);
         const std::hash<std::string_view> hash;
-        for (std::size_t i = 0; i < tensors.size(); ++i)
-            hashes[i] = { hash(tensors[i].name), i };
-        std::sort(hashes.begin(), hashes.end());
-        for (std::size_t i = 0; i < hashes.size();) {
-            std::size_t end = i + 1;
-            while (end < hashes.size() && hashes[end].first == hashes[i].first)
-                ++end;
-            if (end - i > 8) // many names on one hash (crafted?): let the exact path decide
-                return true;
-            for (std::size_t a = i; a < end; ++a) {
-                for (std::size_t b = a + 1; b < end; ++b) {
-                    if (tensors[hashes[a].second].name == tensors[hashes[b].second].name)
-                        return true;
-                }
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+            const std::string_view name = tensors[i].name;
+            std::size_t at = hash(name) & mask;
+            for (int probes = 0; slots[at] != 0; ++probes, at = (at + 1) & mask) {
+                if (probes == 64 || tensors[slots[at] - 1].name == name)
+                    return true;
             }
-            i = end;
+            slots[at] = static_cast<std::uint32_t>(i + 1);
         }
         return false;
     }
@@ -407,7 +492,7 @@ private:
     {
         if (!anyDuplicateName())
             return;
-        auto &tensors = m_header.tensors;
+        auto &tensors = m_entries.tensors;
         std::unordered_map<std::string_view, std::size_t> last;
         last.reserve(tensors.size());
         bool any = false;
@@ -420,11 +505,11 @@ private:
         }
         if (!any)
             return;
-        std::vector<TensorInfo> kept;
+        std::vector<TensorEntry> kept;
         kept.reserve(last.size());
         for (std::size_t i = 0; i < tensors.size(); ++i) {
             if (last.at(tensors[i].name) == i)
-                kept.push_back(std::move(tensors[i]));
+                kept.push_back(tensors[i]);
             else
                 m_header.diagnostics.add(diagnose(Rule::DuplicateName, "tensor " + quotedName(tensors[i].name) + " is written more than once; the reference keeps the last entry and "
                           "some other readers keep the first",
@@ -434,18 +519,23 @@ private:
     }
 
     std::string_view m_json;
-    std::vector<std::uint64_t> m_dims; // readShape's dimensions, reused from entry to entry
     JsonReader m_reader;
     Header &m_header;
+    HeaderEntries &m_entries;
+    // Where keys and strings written with escapes are decoded: one for the entries' keys (names),
+    // one for the fields inside an entry, one for the dtype's text.
+    std::string m_keyScratch;
+    std::string m_fieldScratch;
+    std::string m_valueScratch;
     bool m_seenMetadata = false;
     bool m_problems = false;
 };
 
 } // namespace
 
-bool readHeaderJson(std::string_view json, Header &header)
+bool readHeaderJson(std::string_view json, Header &header, HeaderEntries &entries)
 {
-    JsonHeaderReader reader(json, header);
+    JsonHeaderReader reader(json, header, entries);
     reader.read();
     return reader.hadProblem();
 }

@@ -4,7 +4,9 @@
 #include "core/format/utf8.h"
 #include "core/text/escape.h"
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace stb {
@@ -104,7 +106,7 @@ bool JsonReader::enterContainer(char open)
 bool JsonReader::beginObject() { return enterContainer('{'); }
 bool JsonReader::beginArray() { return enterContainer('['); }
 
-bool JsonReader::advance(std::string *key)
+bool JsonReader::advance(std::string_view *key, std::string *scratch)
 {
     if (m_failed || m_open.empty())
         return false;
@@ -132,42 +134,125 @@ bool JsonReader::advance(std::string *key)
         return fail(m_pos >= m_text.size() ? "the JSON ends inside an object"
                                            : "expected a string key",
                     m_pos);
-    if (!scanString(key))
+    if (!scanString(key, scratch))
         return false;
+    // The usual "key": with nothing between: no call for the colon.
+    if (m_pos < m_text.size() && m_text[m_pos] == ':') {
+        ++m_pos;
+        return true;
+    }
     return expect(':', "':'");
 }
 
+namespace {
+
+// A string read as `view` (into the text, or into `out` itself when decoded there) left in `out`.
+bool keepIn(std::string &out, std::string_view view)
+{
+    if (view.data() != out.data())
+        out.assign(view);
+    return true;
+}
+
+} // namespace
+
 bool JsonReader::nextKey(std::string &key)
+{
+    std::string_view view;
+    return nextKey(view, key) && keepIn(key, view);
+}
+
+bool JsonReader::nextKey(std::string_view &key, std::string &scratch)
 {
     if (m_open.empty() || !m_open.back().object)
         return fail("internal: nextKey outside an object", m_pos);
-    return advance(&key);
+    return advance(&key, &scratch);
 }
 
 bool JsonReader::nextElement()
 {
     if (m_open.empty() || m_open.back().object)
         return fail("internal: nextElement outside an array", m_pos);
-    return advance(nullptr);
+    return advance(nullptr, nullptr);
 }
 
 bool JsonReader::readString(std::string &out)
+{
+    std::string_view view;
+    return readString(view, out) && keepIn(out, view);
+}
+
+bool JsonReader::readString(std::string_view &out, std::string &scratch)
 {
     if (m_failed)
         return false;
     skipWhitespace();
     if (m_pos >= m_text.size() || m_text[m_pos] != '"')
         return fail("expected a string", m_pos);
-    return scanString(&out);
+    return scanString(&out, &scratch);
 }
 
-bool JsonReader::scanString(std::string *out)
+namespace {
+
+// The first byte at or after `i` that ends a plain ASCII run inside a JSON string: '"', '\\', a
+// control character or a byte of a multi-byte character (the size of the text when there is
+// none). Eight bytes a step: names of 40 bytes and more, byte by byte, were the tokenizer's
+// largest cost.
+std::size_t findStringSpecial(std::string_view text, std::size_t i)
+{
+    const char *s = text.data();
+    const std::size_t n = text.size();
+    if constexpr (std::endian::native == std::endian::little) {
+        constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t word;
+            std::memcpy(&word, s + i, 8);
+            // A byte of x is zero: (x - 1) & ~x sets its high bit. Borrows only run upwards from
+            // a byte that is a hit, so the lowest flagged byte is the first hit.
+            const std::uint64_t quote = word ^ (kOnes * '"');
+            const std::uint64_t backslash = word ^ (kOnes * '\\');
+            const std::uint64_t hits = (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash)
+                                           | ((word - kOnes * 0x20) & ~word) | word)
+                & kHighs;
+            if (hits)
+                return i + static_cast<std::size_t>(std::countr_zero(hits)) / 8;
+        }
+    }
+    while (i < n && s[i] != '"' && s[i] != '\\' && static_cast<unsigned char>(s[i]) >= 0x20
+        && static_cast<unsigned char>(s[i]) < 0x80)
+        ++i;
+    return i;
+}
+
+} // namespace
+
+bool JsonReader::scanString(std::string_view *view, std::string *scratch)
 {
     const std::size_t start = m_pos;
     ++m_pos; // opening quote
+    // Most strings hold no escape: they are the bytes between the quotes. Their multi-byte
+    // characters are checked here (see the class comment).
+    std::size_t special = m_pos;
+    while (true) {
+        special = findStringSpecial(m_text, special);
+        if (special >= m_text.size() || static_cast<unsigned char>(m_text[special]) < 0x80)
+            break;
+        const std::size_t length = utf8SequenceLength(m_text, special);
+        if (length == 0)
+            return fail("invalid UTF-8 in a string", special);
+        special += length;
+    }
+    if (special < m_text.size() && m_text[special] == '"') {
+        if (view)
+            *view = m_text.substr(m_pos, special - m_pos);
+        m_pos = special + 1;
+        return true;
+    }
+    std::string *out = view ? scratch : nullptr;
     if (out)
         out->clear();
     std::size_t runStart = m_pos;
+    m_pos = special;
     auto flush = [&] {
         if (out)
             out->append(m_text.data() + runStart, m_pos - runStart);
@@ -179,10 +264,19 @@ bool JsonReader::scanString(std::string *out)
         if (c == '"') {
             flush();
             ++m_pos;
+            if (view)
+                *view = *out;
             return true;
         }
         if (static_cast<unsigned char>(c) < 0x20)
             return fail("control character inside a string", m_pos);
+        if (static_cast<unsigned char>(c) >= 0x80) {
+            const std::size_t length = utf8SequenceLength(m_text, m_pos);
+            if (length == 0)
+                return fail("invalid UTF-8 in a string", m_pos);
+            m_pos += length;
+            continue;
+        }
         if (c != '\\') {
             ++m_pos;
             continue;
@@ -354,7 +448,7 @@ bool JsonReader::skipValue()
                 return false;
             break;
         case Kind::String:
-            if (!scanString(nullptr))
+            if (!scanString(nullptr, nullptr))
                 return false;
             break;
         case Kind::Number:
@@ -376,7 +470,7 @@ bool JsonReader::skipValue()
         }
         // Find the next value to read, closing finished containers on the way up.
         while (m_open.size() > baseDepth) {
-            if (advance(nullptr))
+            if (advance(nullptr, nullptr))
                 break;
             if (m_failed)
                 return false;
@@ -384,6 +478,14 @@ bool JsonReader::skipValue()
         if (m_open.size() == baseDepth)
             return true;
     }
+}
+
+std::string_view JsonReader::upcomingText()
+{
+    if (m_failed)
+        return {};
+    skipWhitespace();
+    return m_text.substr(m_pos);
 }
 
 bool JsonReader::atEnd()

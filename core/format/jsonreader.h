@@ -16,7 +16,11 @@ namespace stb {
 // nesting (serde_json's recursion limit). Unlike a DOM parser it keeps duplicate keys visible
 // and knows the byte position of everything, which the diagnostics need.
 //
-// The text must already be valid UTF-8. No recursion: deep input cannot exhaust the stack.
+// Strings are checked for valid UTF-8 as they are read (an error if not); outside strings the
+// grammar admits ASCII alone. So text read to its end without an error is valid UTF-8 and a
+// caller need not check it first; one that must report bad UTF-8 before any JSON error (the
+// reference checks it first) checks the whole text when the reader fails. No recursion: deep
+// input cannot exhaust the stack.
 // After the first error every call fails; error() and errorPosition() tell what and where.
 class JsonReader {
 public:
@@ -37,16 +41,28 @@ public:
     // Reads the next key of the innermost object into `key`; false when the object closed
     // (the '}' is consumed) or on error.
     bool nextKey(std::string &key);
+    // The same, without a copy: `key` views the text when the key has no escape, or else the
+    // decoded key in `scratch`. A view into the text lives as long as the text; one into
+    // `scratch`, until `scratch` changes. (A 100,000-tensor header has 400,000 keys.)
+    bool nextKey(std::string_view &key, std::string &scratch);
     bool beginArray();
     // True when another element follows; false when the array closed (']' consumed) or on error.
     bool nextElement();
 
     bool readString(std::string &out);
+    // A string as a view, as nextKey(std::string_view &, std::string &) gives keys.
+    bool readString(std::string_view &out, std::string &scratch);
     bool readNumber(Number &out);
     bool readBool(bool &out);
     bool readNull();
     // Reads and validates one value of any kind, keeping nothing.
     bool skipValue();
+    // For a caller that reads a common form of a value straight from the text: the text from
+    // the next value on (whitespace skipped; empty after an error). It then hands the bytes of
+    // one whole value it read, and checked as this reader would, to consumeValue (never part
+    // of a value: which containers are open must stay right).
+    std::string_view upcomingText();
+    void consumeValue(std::size_t length) { m_pos += length; }
     // True when only whitespace remains (serde_json's end-of-input check).
     bool atEnd();
 
@@ -62,7 +78,10 @@ private:
     void skipWhitespace();
     bool expect(char c, const char *what);
     bool enterContainer(char open);
-    bool scanString(std::string *out);
+    // Reads the string at m_pos. With `view`, it receives the string (a view into the text, or
+    // into `*scratch` when escapes had to be decoded; `scratch` is then required). Without, the
+    // string is only checked.
+    bool scanString(std::string_view *view, std::string *scratch);
     bool scanNumber(Number *out);
     bool scanLiteral(std::string_view word);
 
@@ -72,7 +91,9 @@ private:
         bool object; // '{' rather than '['
         bool first;  // no member read yet
     };
-    bool advance(std::string *key); // next key (object) or element (array) of the innermost
+    // The next key (object; `key` and `scratch` as in scanString) or element (array) of the
+    // innermost container.
+    bool advance(std::string_view *key, std::string *scratch);
     std::vector<Open> m_open;       // the containers entered and not yet closed
     bool m_failed = false;
     std::string m_error;

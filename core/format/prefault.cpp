@@ -1,6 +1,8 @@
 #include "core/format/prefault.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -8,21 +10,56 @@
 
 namespace stb {
 
-void prefaultForWriting(void *data, std::size_t size)
+namespace {
+
+constexpr std::size_t kPage = 4096, kWorthIt = std::size_t(1) << 20;
+
+// The whole pages inside [data, data + size) (madvise wants a page-aligned start; a heap
+// block's first bytes share a page with other blocks, which must not be touched); empty when
+// the range is too small to be worth a call.
+std::pair<void *, std::size_t> wholePages(void *data, std::size_t size)
 {
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
-    constexpr std::size_t kPage = 4096, kWorthIt = std::size_t(1) << 20;
     if (size < kWorthIt)
-        return;
-    // madvise wants a page-aligned start: the whole pages inside the range (a heap block's first
-    // bytes share a page with other blocks, which must not be touched).
+        return { nullptr, 0 };
     const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kPage - 1) & ~(kPage - 1);
     const auto end = (reinterpret_cast<std::uintptr_t>(data) + size) & ~(kPage - 1);
     if (end <= begin)
+        return { nullptr, 0 };
+    return { reinterpret_cast<void *>(begin), end - begin };
+}
+
+} // namespace
+
+void prefaultForWriting(void *data, std::size_t size)
+{
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    const auto [start, length] = wholePages(data, size);
+    if (length == 0)
         return;
-    void *start = reinterpret_cast<void *>(begin);
-    ::madvise(start, end - begin, MADV_HUGEPAGE);
-    ::madvise(start, end - begin, MADV_POPULATE_WRITE);
+    ::madvise(start, length, MADV_HUGEPAGE);
+    ::madvise(start, length, MADV_POPULATE_WRITE);
+#else
+    (void)data;
+    (void)size;
+#endif
+}
+
+void adviseHugePages(void *data, std::size_t size)
+{
+#if defined(__linux__)
+    const auto [start, length] = wholePages(data, size);
+    if (length == 0)
+        return;
+    ::madvise(start, length, MADV_HUGEPAGE);
+#if defined(MADV_POPULATE_WRITE)
+    // The pages before the first 2 MiB boundary cannot be part of a huge page: up to 512 faults
+    // of 4 KiB, at once instead.
+    constexpr std::uintptr_t kHuge = std::uintptr_t(1) << 21;
+    const auto first = reinterpret_cast<std::uintptr_t>(start);
+    const std::size_t head = std::min<std::size_t>(length, ((first + kHuge - 1) & ~(kHuge - 1)) - first);
+    if (head != 0)
+        ::madvise(start, head, MADV_POPULATE_WRITE);
+#endif
 #else
     (void)data;
     (void)size;

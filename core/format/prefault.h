@@ -13,4 +13,10 @@ namespace stb {
 // alone (below a megabyte the calls cost more than they save).
 void prefaultForWriting(void *data, std::size_t size);
 
+// Asks for huge pages over [data, data + size) and faults in only its 4 KiB pages before the
+// first 2 MiB boundary (which no huge page can hold): for room reserved generously and filled
+// from the start, whose pages reached then cost a fault per 2 MiB and the others nothing.
+// Small ranges are left alone, as above.
+void adviseHugePages(void *data, std::size_t size);
+
 } // namespace stb

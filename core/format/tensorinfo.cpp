@@ -1,16 +1,12 @@
 #include "core/format/tensorinfo.h"
 
+#include "core/format/headerentries.h"
+
 namespace stb {
 
 std::optional<std::uint64_t> TensorInfo::elementCount() const
 {
-    std::uint64_t count = 1;
-    for (std::uint64_t dim : shape) {
-        if (dim != 0 && count > UINT64_MAX / dim)
-            return std::nullopt;
-        count *= dim;
-    }
-    return count;
+    return shapeElementCount(shape);
 }
 
 std::optional<std::uint64_t> TensorInfo::expectedBytes() const

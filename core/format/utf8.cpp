@@ -49,7 +49,14 @@ std::size_t findInvalidUtf8(std::string_view text)
     const std::size_t n = text.size();
     std::size_t i = 0;
     while (i < n) {
-        // ASCII fast path, 8 bytes at a time.
+        // ASCII fast path, 32 bytes at a time, then 8.
+        while (i + 32 <= n) {
+            std::uint64_t words[4];
+            __builtin_memcpy(words, s + i, 32);
+            if ((words[0] | words[1] | words[2] | words[3]) & 0x8080808080808080ull)
+                break;
+            i += 32;
+        }
         while (i + 8 <= n) {
             std::uint64_t word;
             __builtin_memcpy(&word, s + i, 8);

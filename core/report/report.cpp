@@ -1,5 +1,7 @@
 #include "core/report/report.h"
 
+#include "core/format/headercheck.h"
+
 #include "core/text/escape.h"
 
 #include "core/format/writer.h"
@@ -69,13 +71,18 @@ std::uint64_t parameterCount(const TensorInfo &tensor)
 
 Json fileCheckJson(const SafetensorsFile &file)
 {
-    const Header &h = file.header();
+    return fileCheckJson(file.path(), file.header().diagnostics);
+}
+
+Json fileCheckJson(const std::string &path, const DiagnosticList &diagnostics)
+{
+    const Diagnostic *error = firstError(diagnostics);
     Json j;
-    j["file"] = file.path();
-    j["valid"] = h.valid();
-    j["error"] = h.verdict() ? diagnosticJson(*h.verdict()) : Json();
-    j["warnings"] = warningsJson(h.diagnostics);
-    j["diagnostic_count"] = h.diagnostics.total();
+    j["file"] = path;
+    j["valid"] = error == nullptr;
+    j["error"] = error ? diagnosticJson(*error) : Json();
+    j["warnings"] = warningsJson(diagnostics);
+    j["diagnostic_count"] = diagnostics.total();
     return j;
 }
 

@@ -25,6 +25,8 @@ Json quantWarningJson(const QuantWarning &warning);
 
 // `check --json` object for one file: {"file","valid","error","warnings"}.
 Json fileCheckJson(const SafetensorsFile &file);
+// The same from a file's path and diagnostics (its Header's, or checkHeader's).
+Json fileCheckJson(const std::string &path, const DiagnosticList &diagnostics);
 // For an index: the index's own object (its problems, and "shards": per-shard verdicts).
 Json checkpointCheckJson(const Checkpoint &checkpoint);
 

@@ -6,6 +6,8 @@
 #include "core/format/header.h"
 #include "core/text/textformat.h"
 
+#include "core/format/headercheck.h"
+
 #include "core/format/dtype.h"
 #include "core/format/writer.h"
 #include "tests/support/ruletostring.h"
@@ -48,10 +50,32 @@ QByteArray rawFile(std::string_view json, std::size_t dataBytes = 0, long long l
     return toQByteArray(test::rawFile(json, dataBytes, 0, length));
 }
 
+// checkHeader (what `check` runs) must find exactly what parseHeader finds, without the tensor
+// list: the same diagnostics in the same order, and as many tensors. Every parse below asks.
+void verifyCheckAgrees(std::span<const std::byte> bytes, std::uint64_t fileSize, const Header &header)
+{
+    const HeaderCheck check = checkHeader(bytes, fileSize);
+    QCOMPARE(check.tensorCount, header.tensors.size());
+    QCOMPARE(check.diagnostics.size(), header.diagnostics.size());
+    QCOMPARE(check.diagnostics.dropped(), header.diagnostics.dropped());
+    for (std::size_t i = 0; i < header.diagnostics.size(); ++i) {
+        const Diagnostic &expected = header.diagnostics[i];
+        const Diagnostic &found = check.diagnostics[i];
+        QCOMPARE(found.rule, expected.rule);
+        QCOMPARE(found.message, expected.message);
+        QCOMPARE(found.offset, expected.offset);
+        QCOMPARE(found.tensor, expected.tensor);
+    }
+    QCOMPARE(firstError(check.diagnostics), header.verdict() ? &check.diagnostics[0] : nullptr);
+}
+
 Header parse(const QByteArray &file, qint64 fileSize = -1)
 {
     const auto bytes = std::as_bytes(std::span(file.constData(), static_cast<std::size_t>(file.size())));
-    return parseHeader(bytes, fileSize < 0 ? bytes.size() : static_cast<std::uint64_t>(fileSize));
+    const std::uint64_t size = fileSize < 0 ? bytes.size() : static_cast<std::uint64_t>(fileSize);
+    Header header = parseHeader(bytes, size);
+    verifyCheckAgrees(bytes, size, header);
+    return header;
 }
 
 // One tensor entry, compact as the reference writes it.
@@ -208,6 +232,7 @@ private slots:
     void goldenContents();
     void namesAndMetadataDecoded();
     void duplicateNameKeepsLast();
+    void duplicateNameAmongMany();
     void salvage();
     void manyTensors();
     void warnings_data();
@@ -292,6 +317,12 @@ void tst_Header::rules_data()
         bad("header-utf8: truncated at the end", rawFile("{}  \xe2\x82"), Rule::HeaderUtf8, "InvalidHeader",
             none, 8 + 4);
         bad("header-utf8: checked before JSON", rawFile("\xff"), Rule::HeaderUtf8, "InvalidHeader", none, 8);
+        // The JSON reader stops at the '}' before reaching the bad byte: UTF-8 still decides.
+        bad("header-utf8: after a JSON error", rawFile("{\"a\":} \xff"), Rule::HeaderUtf8, "InvalidHeader",
+            none, 8 + 7);
+        bad("header-utf8: in a name",
+            rawFile("{\"a\xff\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4),
+            Rule::HeaderUtf8, "InvalidHeader", none, 8 + 3);
         ok("header-utf8: data bytes are not text",
             rawFile(padded(object({ entry("a", "U8", "[2]", 0, 2) })), 0) + "\xff\xfe");
     }
@@ -384,6 +415,11 @@ void tst_Header::rules_data()
 
     // header-json, tensor entries: serde's derived TensorInfo read from buffered content.
     {
+        // The writers' compact form is read by a shortcut; these forms take the general path.
+        ok("header-json: spaces inside an entry",
+            rawFile("{\"a\": {\"dtype\": \"F32\", \"shape\": [ 1 ], \"data_offsets\": [0, 4]}}", 4));
+        ok("header-json: fields in another order",
+            rawFile("{\"a\":{\"shape\":[1],\"data_offsets\":[0,4],\"dtype\":\"F32\"}}", 4));
         ok("header-json: unknown fields ignored",
             rawFile("{\"a\":{\"dtype\":\"F32\",\"extra\":{\"k\":[1,2]},\"shape\":[1],\"x\":1,\"x\":2,"
                     "\"data_offsets\":[0,4]}}",
@@ -456,6 +492,8 @@ void tst_Header::rules_data()
         shape("header-json: string dimension", "[\"1\"]");
         shape("header-json: null dimension", "[null]");
         shape("header-json: dimension beyond 2^64-1", "[18446744073709551616]");
+        const std::string zero = "{\"a\":{\"dtype\":\"F32\",\"shape\":[01],\"data_offsets\":[0,4]}}";
+        json("header-json: leading zero dimension", zero, 4, none, at(zero, "01"));
         shape("header-json: bad dimension after good ones", "[1,1,-1]");
         shape("header-json: shape null", "null");
         shape("header-json: shape object", "{}");
@@ -479,6 +517,8 @@ void tst_Header::rules_data()
         offsets("header-json: minus zero offset", "[-0,4]");
         offsets("header-json: negative offset", "[0,-4]");
         offsets("header-json: offset beyond 2^64-1", "[0,18446744073709551616]");
+        const std::string zero = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[00,4]}}";
+        json("header-json: leading zero offset", zero, 4, none, at(zero, "00"));
         offsets("header-json: offsets as an object", "{\"0\":0,\"1\":4}");
         offsets("header-json: offsets as a string", "\"0,4\"");
         offsets("header-json: offsets null", "null");
@@ -798,6 +838,23 @@ void tst_Header::duplicateNameKeepsLast()
     QCOMPARE(a->dtype, DType::F32);
     QCOMPARE(a->headerOffset, static_cast<std::uint64_t>(at(header, "\"a\"", 1)));
     QCOMPARE(warningRules(h), (Rules { Rule::DuplicateName, Rule::DuplicateName }));
+}
+
+void tst_Header::duplicateNameAmongMany()
+{
+    // 20,000 names, the first written again at the end: found however far apart they are.
+    constexpr int kCount = 20'000;
+    std::string header = "{";
+    for (int i = 0; i < kCount; ++i)
+        header += entry("model.layers." + std::to_string(i) + ".weight", "U8", "[1]",
+                      static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(i) + 1)
+            + ",";
+    header += entry("model.layers.0.weight", "U8", "[1]", kCount, kCount + 1) + "}";
+    const Header h = parse(rawFile(padded(header), kCount + 1));
+    QCOMPARE(warningRules(h), (Rules { Rule::DuplicateName }));
+    QCOMPARE(h.tensors.size(), std::size_t(kCount));
+    QVERIFY(!h.valid()); // the bytes of the first entry are now a hole
+    QCOMPARE(h.verdict()->rule, Rule::Offsets);
 }
 
 void tst_Header::salvage()

@@ -7,6 +7,7 @@
 #include <QByteArray>
 #include <QTest>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -485,6 +486,25 @@ void tst_JsonReader::invalidUtf8()
         QCOMPARE(result, std::string_view::npos);
     else
         QCOMPARE(static_cast<qint64>(result), firstBad);
+
+    // The reader checks strings itself and agrees: the same bytes as a JSON string are read
+    // whole, as a view of the text, or fail at the same byte. (Control bytes are JSON's own
+    // error.)
+    if (std::any_of(bytes.begin(), bytes.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+        return;
+    const QByteArray quoted = '"' + bytes + '"';
+    const std::string_view text = view(quoted);
+    JsonReader reader(text);
+    std::string scratch;
+    std::string_view read;
+    if (firstBad == kValid) {
+        QVERIFY2(reader.readString(read, scratch), reader.error().c_str());
+        QCOMPARE(static_cast<const void *>(read.data()), static_cast<const void *>(text.data() + 1));
+        QCOMPARE(read.size(), static_cast<std::size_t>(bytes.size()));
+    } else {
+        QVERIFY(!reader.readString(read, scratch));
+        QCOMPARE(static_cast<qint64>(reader.errorPosition()), firstBad + 1);
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_JsonReader)
