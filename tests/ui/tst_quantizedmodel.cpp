@@ -257,7 +257,7 @@ void tst_QuantizedModel::screenshots()
     const QString dir = qEnvironmentVariable("STB_SCREENSHOT_DIR");
     if (dir.isEmpty())
         QSKIP("set STB_SCREENSHOT_DIR to save screenshots");
-    for (const QString name : { u"fp8"_s, u"gptq"_s }) {
+    for (const QString &name : { u"fp8"_s, u"gptq"_s }) {
         CheckpointView view(open(name + u".safetensors"_s), name + u".safetensors"_s);
         view.resize(1280, 800);
         view.show();
