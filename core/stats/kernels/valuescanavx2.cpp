@@ -11,6 +11,7 @@
 #include <atomic>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define STB_HAVE_AVX2 1
 #define STB_AVX2 __attribute__((target("avx2,f16c")))
@@ -32,7 +33,11 @@ std::atomic<bool> &enabledFlag()
 
 bool supported()
 {
-    static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+    // F16C by CPUID (leaf 1, ECX): clang's __builtin_cpu_supports does not know "f16c".
+    static const bool has = [] {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        return __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+    }();
     return has;
 }
 
