@@ -48,6 +48,10 @@ std::pair<std::string, std::string> sha256sumName(const std::string &path, bool 
 int runSha256(const Invocation &invocation)
 {
     const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+    if (std::string why; !sha256Available(why)) {
+        std::fprintf(stderr, "safetensors-inspect sha256: %s\n", why.c_str());
+        return Usage;
+    }
     int status = Ok;
     for (const auto &path : invocation.files()) {
         std::string error;

@@ -66,6 +66,11 @@ Sha256Dialog::Sha256Dialog(std::shared_ptr<const Checkpoint> checkpoint, QWidget
 // a shard that could not be opened keeps its placeholder.
 void Sha256Dialog::hashNext()
 {
+    if (std::string why; !sha256Available(why)) { // every shard: the library cannot be loaded
+        for (auto *edit : m_digests)
+            edit->setPlaceholderText(QString::fromStdString(why));
+        m_next = m_files.size();
+    }
     while (m_next < m_files.size() && !m_files[m_next])
         ++m_next;
     if (m_next == m_files.size()) {
