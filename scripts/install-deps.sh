@@ -7,7 +7,7 @@
 set -euo pipefail
 
 build=(cmake ninja-build g++ pkg-config qt6-base-dev qt6-charts-dev libqt6opengl6-dev nlohmann-json3-dev libxxhash-dev libssl-dev zlib1g-dev libgl-dev)
-run=(qt6-qpa-plugins fonts-dejavu-core)
+run=(qt6-qpa-plugins fonts-dejavu-core libssl3)
 test=(clang libclang-rt-14-dev xvfb xauth xdotool imagemagick python3-numpy
       cargo librust-serde-json-dev librust-serde-derive-dev
       xdg-utils libfile-mimeinfo-perl desktop-file-utils appstream shared-mime-info dpkg-dev file libglib2.0-bin)
