@@ -16,11 +16,6 @@ namespace {
 
 constexpr std::size_t kMaxWarnings = 1000;
 
-bool endsWith(std::string_view s, std::string_view suffix)
-{
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 bool isFp8(DType d)
 {
     return d == DType::F8_E4M3 || d == DType::F8_E5M2;
@@ -98,17 +93,18 @@ void QuantRecognizer::run()
     for (std::size_t i = 0; i < m_checkpoint.tensors().size(); ++i) {
         const TensorInfo &t = info(i);
         const std::string &name = t.name;
-        if (endsWith(name, ".qweight") && t.dtype == DType::I32)
+        // The dtype first: most tensors (BF16, F32) are none of these.
+        if (t.dtype == DType::I32 && endsWith(name, ".qweight"))
             tryGptqOrAwq(i, name.substr(0, name.size() - 8));
-        else if (endsWith(name, ".weight_packed") && t.dtype == DType::I32)
+        else if (t.dtype == DType::I32 && endsWith(name, ".weight_packed"))
             tryPackQuantized(i, name.substr(0, name.size() - 14));
-        else if ((endsWith(name, "_blocks") || endsWith(name, ".blocks")) && t.dtype == DType::U8)
+        else if (t.dtype == DType::U8 && (endsWith(name, "_blocks") || endsWith(name, ".blocks")))
             tryMxfp4(i, std::string_view(name).substr(0, name.size() - 7), name[name.size() - 7]);
-        else if (endsWith(name, ".weight") && isFp8(t.dtype))
+        else if (isFp8(t.dtype) && endsWith(name, ".weight"))
             tryFp8(i, name.substr(0, name.size() - 7));
-        else if (endsWith(name, ".weight") && t.dtype == DType::U8)
+        else if (t.dtype == DType::U8 && endsWith(name, ".weight"))
             tryBnb4(i, name.substr(0, name.size() - 7));
-        else if (endsWith(name, ".weight") && t.dtype == DType::I8)
+        else if (t.dtype == DType::I8 && endsWith(name, ".weight"))
             tryBnbInt8(i, name.substr(0, name.size() - 7));
     }
     findOrphans();

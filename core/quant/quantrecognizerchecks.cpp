@@ -13,11 +13,6 @@ using namespace quant;
 
 namespace {
 
-bool endsWith(std::string_view s, std::string_view suffix)
-{
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // Suffixes only companions carry, with the weight each belongs to.
 struct CompanionSuffix {
     std::string_view suffix;
@@ -77,7 +72,7 @@ void QuantRecognizer::findOrphans()
             }
         }
         // MXFP4 scales (U8) without their blocks.
-        if ((endsWith(t.name, "_scales") || endsWith(t.name, ".scales")) && t.dtype == DType::U8) {
+        if (t.dtype == DType::U8 && (endsWith(t.name, "_scales") || endsWith(t.name, ".scales"))) {
             const std::string base = t.name.substr(0, t.name.size() - 7);
             if (find(base + t.name[t.name.size() - 7] + "blocks") < 0)
                 warn(QuantRule::OrphanCompanion, i,
