@@ -68,6 +68,31 @@ for bench in build-bench/tests/bench/bench_*; do
     grep -E '^issue 1[136]' "$work/$name-$family.out" | sed "s/^/[$kernels, load $load] /" >> "$summary" || true
   done
 done
+# Cold cache (issue 16): the audit of a file not in the page cache against dd's sequential read
+# of the same file, each after dropping the caches (root only: /proc/sys/vm/drop_caches). Median
+# of three alternated runs; both are whole processes reading the whole file.
+cold="$work/bench-audit.safetensors"
+if [ -f "$cold" ] && [ -w /proc/sys/vm/drop_caches ]; then
+  echo "== cold cache: audit vs dd of $(basename "$cold") ($(du -h --apparent-size "$cold" | cut -f1))"
+  seconds() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'; }
+  gbps() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.2f", n / s / 1e9 }'; }
+  dropped() { sync; echo 3 > /proc/sys/vm/drop_caches; "$@"; }
+  dds=(); audits=()
+  for _ in 1 2 3; do
+    dds+=("$(dropped seconds dd if="$cold" of=/dev/null bs=16M)")
+    audits+=("$(dropped seconds build-bench/app/safetensors-inspect audit --json "$cold")")
+  done
+  median() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+  dd_s=$(median "${dds[@]}"); audit_s=$(median "${audits[@]}")
+  bytes=$(stat -c %s "$cold")
+  echo "dd bs=16M, caches dropped:    $dd_s s  ($(gbps "$bytes" "$dd_s") GB/s)"
+  echo "audit --json, caches dropped: $audit_s s  ($(gbps "$bytes" "$audit_s") GB/s)"
+  ratio=$(awk -v d="$dd_s" -v a="$audit_s" 'BEGIN { printf "%.2f", d / a }')
+  echo "[$(grep -m1 '^kernels:' "$work/bench_audit-auto.out" | cut -d' ' -f2 || true), load $(cut -d' ' -f1-3 /proc/loadavg)] issue 16: cold-cache audit / dd sequential read of the same file: $ratio (target >= 0.9; audit $audit_s s, dd $dd_s s)" >> "$summary"
+elif [ -f "$cold" ]; then
+  echo "issue 16: cold-cache audit: not measured (dropping the page cache needs root)" >> "$summary"
+fi
+
 echo
 echo "== issue 16, 13 and 11 ratios (each against a baseline measured in the same run; $(nproc) hardware threads)"
 cat "$summary"
