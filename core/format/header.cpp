@@ -159,7 +159,10 @@ template<typename Tensor> std::vector<std::size_t> sortedByExtent(const std::vec
             return x.end < y.end;
         return std::string_view(x.name) < std::string_view(y.name);
     };
-    std::vector<std::size_t> order(tensors.size());
+    std::vector<std::size_t> order;
+    order.reserve(tensors.size());
+    prefaultForWriting(order.data(), tensors.size() * sizeof(std::size_t));
+    order.resize(tensors.size());
     for (std::size_t i = 0; i < order.size(); ++i)
         order[i] = i;
     const auto inOrder = std::adjacent_find(tensors.begin(), tensors.end(),

@@ -10,7 +10,7 @@ namespace stb {
 // fault costs several microseconds, and a 100,000-tensor header touched ~20 MB that way (the copy
 // and the entries were half the CPU time of `check`). Only a hint: where the kernel refuses
 // (no Linux, huge pages off, before 5.14), the pages fault in as before. Small ranges are left
-// alone (below a megabyte the calls cost more than they save).
+// alone (below 64 KiB the calls cost more than they save).
 void prefaultForWriting(void *data, std::size_t size);
 
 // Asks for huge pages over [data, data + size) and faults in only its 4 KiB pages before the

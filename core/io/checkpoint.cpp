@@ -1,6 +1,7 @@
 #include "core/io/checkpoint.h"
 
 #include "core/concurrency/parallel.h"
+#include "core/format/prefault.h"
 #include "core/text/textformat.h"
 
 #include <algorithm>
@@ -53,6 +54,7 @@ std::shared_ptr<const Checkpoint> Checkpoint::open(
         checkpoint->m_shardNames.push_back(path.substr(path.rfind('/') + 1));
         checkpoint->m_shardTargets.push_back(linkTarget(path));
         checkpoint->m_tensors.reserve(file->header().tensors.size());
+        prefaultForWriting(checkpoint->m_tensors.data(), checkpoint->m_tensors.capacity() * sizeof(Tensor));
         for (const auto &t : file->header().tensors)
             checkpoint->m_tensors.push_back({&t, 0});
         return checkpoint;

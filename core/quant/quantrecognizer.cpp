@@ -1,5 +1,6 @@
 #include "core/quant/quantrecognizer.h"
 
+#include "core/format/prefault.h"
 #include "core/io/busguard.h"
 #include "core/quant/quantconfig.h"
 #include "core/quant/quantshapes.h"
@@ -42,8 +43,12 @@ QuantRecognizer::QuantRecognizer(const Checkpoint &checkpoint, const QuantConfig
     , m_view(view)
     , m_claimed(checkpoint.tensors().size(), false)
 {
-    m_view.m_codesOf.assign(checkpoint.tensors().size(), -1);
-    m_view.m_companionOf.assign(checkpoint.tensors().size(), -1);
+    // A number per tensor each (800 KB for 100,000 tensors): faulted in with one call each.
+    for (auto *perTensor : { &m_view.m_codesOf, &m_view.m_companionOf }) {
+        perTensor->reserve(checkpoint.tensors().size());
+        prefaultForWriting(perTensor->data(), perTensor->capacity() * sizeof(std::ptrdiff_t));
+        perTensor->assign(checkpoint.tensors().size(), -1);
+    }
 }
 
 std::ptrdiff_t QuantRecognizer::find(const std::string &name) const

@@ -95,15 +95,16 @@ Grouping groupNames(std::span<const std::string_view> names)
 {
     Grouping out;
     out.parentOf.resize(names.size());
-    // Sized for a group per name, at most one per dot (layers.N.blockM.weight makes 1.01 per
-    // name; most models far fewer): no copy as it grows, its pages faulted in at once.
+    // Room for a group per dot, the most there can be: never a copy as it grows (a copy of 100,000
+    // groups to a new block was 585 page faults when layers.N.blockM.weight, 1.01 groups a name,
+    // outgrew room for one a name). Address space only: the pages the groups reach are faulted
+    // on huge pages where the kernel allows. The index is sized for a group a name, and grows.
     std::size_t dots = 0;
     for (const std::string_view name : names)
         dots += static_cast<std::size_t>(std::count(name.begin(), name.end(), '.'));
-    const std::size_t expected = std::min(dots, names.size()) + 1;
-    out.groups.reserve(expected);
-    prefaultForWriting(out.groups.data(), expected * sizeof(Grouping::Group));
-    GroupIndex index(expected);
+    out.groups.reserve(dots + 1);
+    adviseHugePages(out.groups.data(), (dots + 1) * sizeof(Grouping::Group));
+    GroupIndex index(std::min(dots, names.size()) + 1);
     struct Step {
         std::string_view segment;
         int group;
@@ -138,6 +139,52 @@ Grouping groupNames(std::span<const std::string_view> names)
 NameTree::NameTree()
 {
     m_nodes.emplace_back();
+}
+
+NameTree::NameTree(const NameTree &other)
+    : m_nodes(other.m_nodes)
+    , m_childIds(other.m_childIds)
+    , m_nodeOfLeaf(other.m_nodeOfLeaf)
+    , m_leafNames(other.m_leafNames)
+    , m_adopted(other.m_adopted)
+    , m_layout(other.m_layout)
+{
+    for (Node &node : m_nodes) {
+        if (!node.children.empty())
+            node.children = { m_childIds.data() + (node.children.data() - other.m_childIds.data()),
+                node.children.size() };
+    }
+}
+
+NameTree &NameTree::operator=(const NameTree &other)
+{
+    if (this != &other)
+        *this = NameTree(other);
+    return *this;
+}
+
+void NameTree::setChildren(const std::vector<std::vector<int>> &lists)
+{
+    std::size_t total = 0;
+    for (const auto &list : lists)
+        total += list.size();
+    m_childIds.clear();
+    m_childIds.reserve(total);
+    for (const auto &list : lists)
+        m_childIds.insert(m_childIds.end(), list.begin(), list.end());
+    std::size_t at = 0;
+    for (std::size_t id = 0; id < m_nodes.size(); ++id) {
+        m_nodes[id].children = { m_childIds.data() + at, lists[id].size() };
+        at += lists[id].size();
+    }
+}
+
+std::vector<std::vector<int>> NameTree::childLists() const
+{
+    std::vector<std::vector<int>> lists(m_nodes.size());
+    for (std::size_t id = 0; id < m_nodes.size(); ++id)
+        lists[id].assign(m_nodes[id].children.begin(), m_nodes[id].children.end());
+    return lists;
 }
 
 NameTree NameTree::build(std::span<const std::string_view> names, Layout layout)
@@ -184,21 +231,31 @@ NameTree NameTree::build(std::span<const std::string_view> names, Layout layout)
     tree.m_leafNames.reserve(names.size());
     prefaultForWriting(tree.m_leafNames.data(), names.size() * sizeof(std::string_view));
     tree.m_leafNames.assign(names.begin(), names.end());
-    // Children in id order (the order the names made them), each list allocated at its size.
-    std::vector<int> childCount(count, 0);
+    // Children in id order (the order the names made them), all in one array: a node's part
+    // starts where its predecessors' parts end (a counting sort by parent).
+    std::vector<int> start(count + 1, 0);
     for (std::size_t id = 1; id < count; ++id)
-        ++childCount[static_cast<std::size_t>(nodes[id].parent)];
+        ++start[static_cast<std::size_t>(nodes[id].parent) + 1];
     for (std::size_t id = 0; id < count; ++id)
-        nodes[id].children.reserve(static_cast<std::size_t>(childCount[id]));
-    for (std::size_t id = 1; id < count; ++id)
-        nodes[static_cast<std::size_t>(nodes[id].parent)].children.push_back(static_cast<int>(id));
-    for (auto &node : nodes) {
-        if (node.children.size() > 1)
-            std::stable_sort(node.children.begin(), node.children.end(), [&nodes](int a, int b) {
+        start[id + 1] += start[id];
+    auto &childIds = tree.m_childIds;
+    childIds.reserve(count - 1);
+    prefaultForWriting(childIds.data(), (count - 1) * sizeof(int));
+    childIds.resize(count - 1);
+    {
+        std::vector<int> next(start.begin(), start.end() - 1);
+        for (std::size_t id = 1; id < count; ++id)
+            childIds[static_cast<std::size_t>(next[static_cast<std::size_t>(nodes[id].parent)]++)] = static_cast<int>(id);
+    }
+    for (std::size_t id = 0; id < count; ++id) {
+        const auto first = childIds.begin() + start[id], last = childIds.begin() + start[id + 1];
+        if (last - first > 1)
+            std::stable_sort(first, last, [&nodes](int a, int b) {
                 return siblingLess(nodes[static_cast<std::size_t>(a)], nodes[static_cast<std::size_t>(b)]);
             });
-        for (std::size_t row = 0; row < node.children.size(); ++row)
-            nodes[static_cast<std::size_t>(node.children[row])].row = static_cast<int>(row);
+        for (auto it = first; it != last; ++it)
+            nodes[static_cast<std::size_t>(*it)].row = static_cast<int>(it - first);
+        nodes[id].children = { childIds.data() + start[id], static_cast<std::size_t>(last - first) };
     }
     return tree;
 }
@@ -207,6 +264,7 @@ void NameTree::adopt(std::span<const std::pair<std::size_t, std::size_t>> childT
 {
     std::vector<char> moved(m_nodes.size(), 0), adopter(m_nodes.size(), 0);
     std::vector<int> adopters;
+    std::vector<std::vector<int>> lists; // the children, made editable at the first adoption
     for (const auto &[childLeaf, parentLeaf] : childToParent) {
         if (childLeaf >= m_nodeOfLeaf.size() || parentLeaf >= m_nodeOfLeaf.size() || childLeaf == parentLeaf)
             continue;
@@ -219,13 +277,15 @@ void NameTree::adopt(std::span<const std::pair<std::size_t, std::size_t>> childT
         const std::size_t prefix = parentName.size() - m_nodes[pi].name.size();
         if (childName.size() <= prefix || childName.substr(0, prefix) != parentName.substr(0, prefix))
             continue;
+        if (lists.empty())
+            lists = childLists();
         moved[ci] = 1;
         if (!adopter[pi])
             adopters.push_back(p);
         adopter[pi] = 1;
         m_nodes[ci].parent = p;
         m_nodes[ci].name = childName.substr(prefix);
-        m_nodes[pi].children.push_back(c);
+        lists[pi].push_back(c);
         m_adopted.emplace(childName, c);
     }
     if (adopters.empty())
@@ -234,22 +294,22 @@ void NameTree::adopt(std::span<const std::pair<std::size_t, std::size_t>> childT
     // its parent's, so one backward pass empties nested groups too).
     std::vector<char> removed(m_nodes.size(), 0);
     for (std::size_t id = m_nodes.size(); id-- > 0;) {
-        Node &n = m_nodes[id];
         if (adopter[id])
             continue;
-        std::erase_if(n.children, [&](int c) {
+        std::erase_if(lists[id], [&](int c) {
             const auto ci = static_cast<std::size_t>(c);
             return (moved[ci] && m_nodes[ci].parent != static_cast<int>(id)) || removed[ci];
         });
-        if (id != kRoot && n.isGroup() && n.children.empty())
+        if (id != kRoot && m_nodes[id].isGroup() && lists[id].empty())
             removed[id] = 1;
     }
     for (int p : adopters) {
-        auto &children = m_nodes[static_cast<std::size_t>(p)].children;
+        auto &children = lists[static_cast<std::size_t>(p)];
         std::stable_sort(children.begin(), children.end(), [this](int a, int b) {
             return siblingLess(m_nodes[static_cast<std::size_t>(a)], m_nodes[static_cast<std::size_t>(b)]);
         });
     }
+    setChildren(lists);
     renumber();
 }
 
@@ -269,18 +329,22 @@ void NameTree::renumber()
     }
     std::vector<Node> nodes;
     nodes.reserve(order.size());
+    std::vector<std::vector<int>> lists;
+    lists.reserve(order.size());
     for (int old : order) {
-        Node n = std::move(m_nodes[static_cast<std::size_t>(old)]);
+        Node n = m_nodes[static_cast<std::size_t>(old)];
         n.parent = n.parent < 0 ? -1 : newId[static_cast<std::size_t>(n.parent)];
-        for (std::size_t row = 0; row < n.children.size(); ++row)
-            n.children[row] = newId[static_cast<std::size_t>(n.children[row])];
-        nodes.push_back(std::move(n));
+        auto &list = lists.emplace_back();
+        for (const int child : n.children)
+            list.push_back(newId[static_cast<std::size_t>(child)]);
+        nodes.push_back(n);
     }
-    for (auto &node : nodes) {
-        for (std::size_t row = 0; row < node.children.size(); ++row)
-            nodes[static_cast<std::size_t>(node.children[row])].row = static_cast<int>(row);
+    for (const auto &list : lists) {
+        for (std::size_t row = 0; row < list.size(); ++row)
+            nodes[static_cast<std::size_t>(list[row])].row = static_cast<int>(row);
     }
     m_nodes = std::move(nodes);
+    setChildren(lists);
     for (auto &id : m_nodeOfLeaf)
         id = newId[static_cast<std::size_t>(id)];
     for (auto &[name, id] : m_adopted)
