@@ -92,9 +92,19 @@ STB_AVX2 inline void addColumnVectors(const std::byte *row, std::size_t rowBytes
     }
 }
 
-STB_AVX2 inline void loadRunning(
-    const float *lo, const float *hi, const double *sum, __m256 *l, __m256 *h, __m256d *s0, __m256d *s1)
+// The running values of kVectors column vectors: stored, or where a fresh run starts.
+STB_AVX2 inline void loadRunning(bool fresh, const float *lo, const float *hi, const double *sum, __m256 *l,
+    __m256 *h, __m256d *s0, __m256d *s1)
 {
+    if (fresh) {
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) {
+            l[v] = _mm256_set1_ps(INFINITY);
+            h[v] = _mm256_set1_ps(-INFINITY);
+            s0[v] = s1[v] = _mm256_setzero_pd();
+        }
+        return;
+    }
 #pragma GCC unroll 2
     for (int v = 0; v < kVectors; ++v) {
         l[v] = _mm256_loadu_ps(lo + 8 * v);
@@ -107,20 +117,20 @@ STB_AVX2 inline void loadRunning(
 // Unmasked first, redone masked when a sum comes out not finite (see valuescanavx512.cpp).
 template<DType D>
 STB_AVX2 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
-    float *hi, double *sum, const std::byte *next)
+    float *hi, double *sum, const std::byte *next, bool fresh)
 {
     constexpr std::size_t size = D == DType::F32 ? 4 : 2;
     constexpr std::size_t columns = 8 * kVectors;
     const __m256d exponent = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FF0000000000000));
     __m256 finiteAll = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    BlockPrefetch prefetch(next, rowBytes, size * n, kRowBlock, n / columns);
     std::size_t k = 0;
     for (; k + columns <= n; k += columns) {
         __m256 l[kVectors], h[kVectors];
         __m256d s0[kVectors], s1[kVectors];
-        loadRunning(lo + k, hi + k, sum + k, l, h, s0, s1);
+        loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
         const std::byte *row = p + size * k;
-        if (next && (size * k) % 64 == 0)
-            prefetchRows(next + size * k, rowBytes, kRowBlock);
+        prefetch.step();
         addColumnVectors<D, false>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
         __m256d both = _mm256_add_pd(s0[0], s1[0]); // not finite when one of them is not
 #pragma GCC unroll 2
@@ -128,7 +138,7 @@ STB_AVX2 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t
             both = _mm256_add_pd(both, _mm256_add_pd(s0[v], s1[v]));
         both = _mm256_and_pd(both, exponent);
         if (_mm256_movemask_pd(_mm256_cmp_pd(both, exponent, _CMP_EQ_OQ)) != 0) {
-            loadRunning(lo + k, hi + k, sum + k, l, h, s0, s1);
+            loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
             addColumnVectors<D, true>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
         }
 #pragma GCC unroll 2
@@ -139,6 +149,8 @@ STB_AVX2 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t
             _mm256_storeu_pd(sum + k + 8 * v + 4, s1[v]);
         }
     }
+    if (fresh)
+        startColumns(n - k, lo + k, hi + k, sum + k);
     return addRowsToColumnsScalar(D, p + size * k, rowBytes, rows, n - k, lo + k, hi + k, sum + k)
         && _mm256_movemask_ps(finiteAll) == 0xFF;
 }
@@ -146,15 +158,15 @@ STB_AVX2 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t
 } // namespace
 
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum, const std::byte *next)
+    float *lo, float *hi, double *sum, const std::byte *next, bool fresh)
 {
     switch (dtype) {
     case DType::F32:
-        return addRowsLanes<DType::F32>(p, rowBytes, rows, n, lo, hi, sum, next);
+        return addRowsLanes<DType::F32>(p, rowBytes, rows, n, lo, hi, sum, next, fresh);
     case DType::BF16:
-        return addRowsLanes<DType::BF16>(p, rowBytes, rows, n, lo, hi, sum, next);
+        return addRowsLanes<DType::BF16>(p, rowBytes, rows, n, lo, hi, sum, next, fresh);
     default:
-        return addRowsLanes<DType::F16>(p, rowBytes, rows, n, lo, hi, sum, next);
+        return addRowsLanes<DType::F16>(p, rowBytes, rows, n, lo, hi, sum, next, fresh);
     }
 }
 
@@ -166,8 +178,10 @@ bool supported()
 }
 
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum, const std::byte *)
+    float *lo, float *hi, double *sum, const std::byte *, bool fresh)
 {
+    if (fresh)
+        startColumns(n, lo, hi, sum);
     return addRowsToColumnsScalar(dtype, p, rowBytes, rows, n, lo, hi, sum);
 }
 

@@ -89,9 +89,19 @@ STB_AVX512 inline void addColumnVectors(const std::byte *row, std::size_t rowByt
     }
 }
 
-STB_AVX512 inline void loadRunning(
-    const float *lo, const float *hi, const double *sum, __m512 *l, __m512 *h, __m512d *s0, __m512d *s1)
+// The running values of kVectors column vectors: stored, or where a fresh run starts.
+STB_AVX512 inline void loadRunning(bool fresh, const float *lo, const float *hi, const double *sum, __m512 *l,
+    __m512 *h, __m512d *s0, __m512d *s1)
 {
+    if (fresh) {
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) {
+            l[v] = _mm512_set1_ps(INFINITY);
+            h[v] = _mm512_set1_ps(-INFINITY);
+            s0[v] = s1[v] = _mm512_setzero_pd();
+        }
+        return;
+    }
 #pragma GCC unroll 2
     for (int v = 0; v < kVectors; ++v) {
         l[v] = _mm512_loadu_ps(lo + 16 * v);
@@ -107,28 +117,26 @@ STB_AVX512 inline void loadRunning(
 // the masked moves cost a fifth of the loop on data that has no such value (nearly all).
 template<DType D>
 STB_AVX512 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
-    float *hi, double *sum, const std::byte *next)
+    float *hi, double *sum, const std::byte *next, bool fresh)
 {
     constexpr std::size_t size = D == DType::F32 ? 4 : 2;
     constexpr std::size_t columns = 16 * kVectors;
     __mmask16 finiteAll = 0xFFFF;
+    BlockPrefetch prefetch(next, rowBytes, size * n, kRowBlock, n / columns);
     std::size_t k = 0;
     for (; k + columns <= n; k += columns) {
         __m512 l[kVectors], h[kVectors];
         __m512d s0[kVectors], s1[kVectors];
-        loadRunning(lo + k, hi + k, sum + k, l, h, s0, s1);
+        loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
         const std::byte *row = p + size * k;
-        if (next) {
-            for (std::size_t b = 0; b < size * columns; b += 64)
-                prefetchRows(next + size * k + b, rowBytes, kRowBlock);
-        }
+        prefetch.step();
         addColumnVectors<D, false>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
         __m512d both = _mm512_add_pd(s0[0], s1[0]); // not finite when one of them is not
 #pragma GCC unroll 2
         for (int v = 1; v < kVectors; ++v)
             both = _mm512_add_pd(both, _mm512_add_pd(s0[v], s1[v]));
         if (_mm512_fpclass_pd_mask(both, 0x01 | 0x08 | 0x10 | 0x80) != 0) { // QNaN, ±Inf, SNaN
-            loadRunning(lo + k, hi + k, sum + k, l, h, s0, s1);
+            loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
             addColumnVectors<D, true>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
         }
 #pragma GCC unroll 2
@@ -139,6 +147,8 @@ STB_AVX512 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size
             _mm512_storeu_pd(sum + k + 16 * v + 8, s1[v]);
         }
     }
+    if (fresh)
+        startColumns(n - k, lo + k, hi + k, sum + k);
     return addRowsToColumnsScalar(D, p + size * k, rowBytes, rows, n - k, lo + k, hi + k, sum + k)
         && finiteAll == 0xFFFF;
 }
@@ -158,15 +168,15 @@ bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, floa
 }
 
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum, const std::byte *next)
+    float *lo, float *hi, double *sum, const std::byte *next, bool fresh)
 {
     switch (dtype) {
     case DType::F32:
-        return addRowsLanes<DType::F32>(p, rowBytes, rows, n, lo, hi, sum, next);
+        return addRowsLanes<DType::F32>(p, rowBytes, rows, n, lo, hi, sum, next, fresh);
     case DType::BF16:
-        return addRowsLanes<DType::BF16>(p, rowBytes, rows, n, lo, hi, sum, next);
+        return addRowsLanes<DType::BF16>(p, rowBytes, rows, n, lo, hi, sum, next, fresh);
     default:
-        return addRowsLanes<DType::F16>(p, rowBytes, rows, n, lo, hi, sum, next);
+        return addRowsLanes<DType::F16>(p, rowBytes, rows, n, lo, hi, sum, next, fresh);
     }
 }
 
@@ -177,8 +187,10 @@ bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, floa
     return finiteRangeScalar(dtype, p, n, lo, hi);
 }
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum, const std::byte *)
+    float *lo, float *hi, double *sum, const std::byte *, bool fresh)
 {
+    if (fresh)
+        startColumns(n, lo, hi, sum);
     return addRowsToColumnsScalar(dtype, p, rowBytes, rows, n, lo, hi, sum);
 }
 
