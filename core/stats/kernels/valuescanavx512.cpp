@@ -69,9 +69,23 @@ STB_AVX512 inline void addColumnVectors(const std::byte *row, std::size_t rowByt
 {
     constexpr std::size_t size = D == DType::F32 ? 4 : 2;
     for (std::size_t r = 0; r < rows; ++r, row += rowBytes) {
+        __m512 xs[kVectors];
+        if constexpr (D == DType::BF16) {
+            // A row's 32 codes in one load, as the floats of the even columns (each code shifted
+            // into the top half of its 32-bit lane) and of the odd ones (the top half kept): two
+            // operations for 32 values where widening 16 codes at a time took four (see
+            // interleaved() for the running values' order).
+            const __m512i codes = _mm512_loadu_si512(row);
+            xs[0] = _mm512_castsi512_ps(_mm512_slli_epi32(codes, 16));
+            xs[1] = _mm512_castsi512_ps(_mm512_and_si512(codes, _mm512_set1_epi32(int(0xFFFF0000u))));
+        } else {
+#pragma GCC unroll 2
+            for (int v = 0; v < kVectors; ++v)
+                xs[v] = load16<D>(row + v * 16 * size);
+        }
 #pragma GCC unroll 2
         for (int v = 0; v < kVectors; ++v) {
-            __m512 x = load16<D>(row + v * 16 * size);
+            __m512 x = xs[v];
             if constexpr (Masked) {
                 const __mmask16 finite = finiteLanes(x);
                 finiteAll &= finite;
@@ -89,7 +103,48 @@ STB_AVX512 inline void addColumnVectors(const std::byte *row, std::size_t rowByt
     }
 }
 
+// BF16 carries its 32 columns interleaved: vector 0 the even columns, vector 1 the odd ones (l and
+// h: lane i is column 2i or 2i+1; s0 and s1: the first and last 8 of those). The running values
+// are put in that order when loaded and back in column order when stored, once per block.
+template<DType D> constexpr bool interleaved()
+{
+    static_assert(kVectors == 2);
+    return D == DType::BF16;
+}
+
+// Lanes [a0 b0 a1 b1 ...] of two vectors of 16 (or 8) from a = the even, b = the odd entries.
+STB_AVX512 inline void toColumnOrder(__m512 &a, __m512 &b)
+{
+    const __m512i first = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i second = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    const __m512 x = _mm512_permutex2var_ps(a, first, b), y = _mm512_permutex2var_ps(a, second, b);
+    a = x, b = y;
+}
+STB_AVX512 inline void toColumnOrder(__m512d &a, __m512d &b)
+{
+    const __m512i first = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+    const __m512i second = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+    const __m512d x = _mm512_permutex2var_pd(a, first, b), y = _mm512_permutex2var_pd(a, second, b);
+    a = x, b = y;
+}
+// The inverse: a, b in column order to the even and the odd entries.
+STB_AVX512 inline void toInterleaved(__m512 &a, __m512 &b)
+{
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    const __m512 x = _mm512_permutex2var_ps(a, even, b), y = _mm512_permutex2var_ps(a, odd, b);
+    a = x, b = y;
+}
+STB_AVX512 inline void toInterleaved(__m512d &a, __m512d &b)
+{
+    const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+    const __m512d x = _mm512_permutex2var_pd(a, even, b), y = _mm512_permutex2var_pd(a, odd, b);
+    a = x, b = y;
+}
+
 // The running values of kVectors column vectors: stored, or where a fresh run starts.
+template<DType D>
 STB_AVX512 inline void loadRunning(bool fresh, const float *lo, const float *hi, const double *sum, __m512 *l,
     __m512 *h, __m512d *s0, __m512d *s1)
 {
@@ -109,6 +164,37 @@ STB_AVX512 inline void loadRunning(bool fresh, const float *lo, const float *hi,
         s0[v] = _mm512_loadu_pd(sum + 16 * v);
         s1[v] = _mm512_loadu_pd(sum + 16 * v + 8);
     }
+    if constexpr (interleaved<D>()) {
+        // Sums of columns 0-7, 8-15 (s0[0], s1[0]) and 16-23, 24-31 (s0[1], s1[1]) to the even and
+        // odd columns of 0-15 (s0[0], s0[1]) and of 16-31 (s1[0], s1[1]).
+        toInterleaved(l[0], l[1]);
+        toInterleaved(h[0], h[1]);
+        __m512d a = s0[0], b = s1[0], c = s0[1], d = s1[1];
+        toInterleaved(a, b);
+        toInterleaved(c, d);
+        s0[0] = a, s0[1] = b, s1[0] = c, s1[1] = d;
+    }
+}
+
+template<DType D>
+STB_AVX512 inline void storeRunning(
+    __m512 *l, __m512 *h, __m512d *s0, __m512d *s1, float *lo, float *hi, double *sum)
+{
+    if constexpr (interleaved<D>()) {
+        toColumnOrder(l[0], l[1]);
+        toColumnOrder(h[0], h[1]);
+        __m512d a = s0[0], b = s0[1], c = s1[0], d = s1[1];
+        toColumnOrder(a, b);
+        toColumnOrder(c, d);
+        s0[0] = a, s1[0] = b, s0[1] = c, s1[1] = d;
+    }
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) {
+        _mm512_storeu_ps(lo + 16 * v, l[v]);
+        _mm512_storeu_ps(hi + 16 * v, h[v]);
+        _mm512_storeu_pd(sum + 16 * v, s0[v]);
+        _mm512_storeu_pd(sum + 16 * v + 8, s1[v]);
+    }
 }
 
 // Each group of column vectors goes down the block unmasked, and is redone masked from its stored
@@ -127,7 +213,7 @@ STB_AVX512 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size
     for (; k + columns <= n; k += columns) {
         __m512 l[kVectors], h[kVectors];
         __m512d s0[kVectors], s1[kVectors];
-        loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
+        loadRunning<D>(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
         const std::byte *row = p + size * k;
         prefetch.step();
         addColumnVectors<D, false>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
@@ -136,16 +222,10 @@ STB_AVX512 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size
         for (int v = 1; v < kVectors; ++v)
             both = _mm512_add_pd(both, _mm512_add_pd(s0[v], s1[v]));
         if (_mm512_fpclass_pd_mask(both, 0x01 | 0x08 | 0x10 | 0x80) != 0) { // QNaN, ±Inf, SNaN
-            loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
+            loadRunning<D>(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
             addColumnVectors<D, true>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
         }
-#pragma GCC unroll 2
-        for (int v = 0; v < kVectors; ++v) {
-            _mm512_storeu_ps(lo + k + 16 * v, l[v]);
-            _mm512_storeu_ps(hi + k + 16 * v, h[v]);
-            _mm512_storeu_pd(sum + k + 16 * v, s0[v]);
-            _mm512_storeu_pd(sum + k + 16 * v + 8, s1[v]);
-        }
+        storeRunning<D>(l, h, s0, s1, lo + k, hi + k, sum + k);
     }
     if (fresh)
         startColumns(n - k, lo + k, hi + k, sum + k);
