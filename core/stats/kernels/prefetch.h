@@ -4,6 +4,7 @@
 // mapping is in 4 KiB pages and the hardware prefetchers stop at page boundaries, so a scan that
 // leaves it to them waits for memory at the start of every page: perf put 84% of the portable
 // moments loop's samples on its load. Asking for the bytes a page ahead hides that wait.
+#include <algorithm>
 #include <cstddef>
 
 namespace stb::kernels {
@@ -33,13 +34,21 @@ public:
     {
         const std::size_t lines = rows * ((width + 63) / 64);
         perStep_ = steps ? (lines + steps - 1) / steps : 0;
+        if (width == rowBytes) { // rows back to back (a whole row per tile): one run
+            width_ *= rows;
+            rowsLeft_ = rowsLeft_ ? 1 : 0;
+        }
     }
 
     void step()
     {
-        for (std::size_t i = 0; i < perStep_ && rowsLeft_ != 0; ++i) {
-            __builtin_prefetch(row_ + offset_, 0, 3);
-            offset_ += 64;
+        std::size_t lines = perStep_;
+        while (lines != 0 && rowsLeft_ != 0) {
+            const std::size_t here = std::min(lines, (width_ - offset_ + 63) / 64);
+            for (std::size_t i = 0; i < here; ++i)
+                __builtin_prefetch(row_ + offset_ + 64 * i, 0, 3);
+            offset_ += 64 * here;
+            lines -= here;
             if (offset_ >= width_) {
                 offset_ = 0;
                 row_ += rowBytes_;

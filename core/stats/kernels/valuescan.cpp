@@ -230,7 +230,11 @@ void startColumns(std::size_t n, float *lo, float *hi, double *sum)
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
     float *lo, float *hi, double *sum, bool fresh)
 {
-    if (rows == 0 && fresh)
+    if (avx512::enabled())
+        return avx512::addRowsToColumns(dtype, p, rowBytes, rows, n, lo, hi, sum, fresh);
+    if (avx2::enabled())
+        return avx2::addRowsToColumns(dtype, p, rowBytes, rows, n, lo, hi, sum, fresh);
+    if (fresh)
         startColumns(n, lo, hi, sum);
     bool finite = true;
     for (std::size_t r = 0; r < rows; r += kRowBlock) {
@@ -239,16 +243,7 @@ bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std
         // The next block's rows, asked for while this one is read: each row is its own stream, and
         // a row's bytes for one tile of columns are too few for the hardware prefetchers to start.
         const std::byte *next = r + block < rows ? q + block * rowBytes : nullptr;
-        const bool first = fresh && r == 0;
-        if (avx512::enabled()) {
-            finite &= avx512::addRowsToColumns(dtype, q, rowBytes, block, n, lo, hi, sum, next, first);
-        } else if (avx2::enabled()) {
-            finite &= avx2::addRowsToColumns(dtype, q, rowBytes, block, n, lo, hi, sum, next, first);
-        } else {
-            if (first)
-                startColumns(n, lo, hi, sum);
-            finite &= addRowsPortable(dtype, q, rowBytes, block, n, lo, hi, sum, next);
-        }
+        finite &= addRowsPortable(dtype, q, rowBytes, block, n, lo, hi, sum, next);
     }
     return finite;
 }

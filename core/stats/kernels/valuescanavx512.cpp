@@ -4,6 +4,9 @@
 
 #include "core/stats/kernels/prefetch.h"
 
+#include <algorithm>
+#include <utility>
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define STB_HAVE_AVX512 1
@@ -104,8 +107,9 @@ STB_AVX512 inline void addColumnVectors(const std::byte *row, std::size_t rowByt
 }
 
 // BF16 carries its 32 columns interleaved: vector 0 the even columns, vector 1 the odd ones (l and
-// h: lane i is column 2i or 2i+1; s0 and s1: the first and last 8 of those). The running values
-// are put in that order when loaded and back in column order when stored, once per block.
+// h: lane i is column 2i or 2i+1; s0 and s1: the first and last 8 of those), and keeps them in
+// that order in lo, hi and sum between blocks: put in it once per call and back in column order
+// at its end. Doing so at each block's loads and stores took as long as the shifts it saved.
 template<DType D> constexpr bool interleaved()
 {
     static_assert(kVectors == 2);
@@ -143,8 +147,42 @@ STB_AVX512 inline void toInterleaved(__m512d &a, __m512d &b)
     a = x, b = y;
 }
 
+// The first n columns (a multiple of 32) of lo, hi and sum from column order to the interleaved
+// one (toInterleaved) or back. Sums: columns 0-7, 8-15, 16-23, 24-31 at sum + 0, 8, 16, 24 in
+// column order; the even columns of 0-15 (s0[0]), of 16-31 (s1[0]), the odd ones of 0-15 (s0[1])
+// and of 16-31 (s1[1]) there when interleaved.
+template<bool ToInterleaved> STB_AVX512 void reorder(std::size_t n, float *lo, float *hi, double *sum)
+{
+    for (std::size_t k = 0; k < n; k += 32) {
+        for (float *p : { lo + k, hi + k }) {
+            __m512 a = _mm512_loadu_ps(p), b = _mm512_loadu_ps(p + 16);
+            if constexpr (ToInterleaved)
+                toInterleaved(a, b);
+            else
+                toColumnOrder(a, b);
+            _mm512_storeu_ps(p, a);
+            _mm512_storeu_ps(p + 16, b);
+        }
+        double *q = sum + k;
+        __m512d a = _mm512_loadu_pd(q), b = _mm512_loadu_pd(q + 8), c = _mm512_loadu_pd(q + 16),
+                d = _mm512_loadu_pd(q + 24);
+        if constexpr (ToInterleaved) {
+            toInterleaved(a, b); // the even and the odd columns of 0-15
+            toInterleaved(c, d); // of 16-31
+            std::swap(b, c);
+        } else {
+            std::swap(b, c);
+            toColumnOrder(a, b);
+            toColumnOrder(c, d);
+        }
+        _mm512_storeu_pd(q, a);
+        _mm512_storeu_pd(q + 8, b);
+        _mm512_storeu_pd(q + 16, c);
+        _mm512_storeu_pd(q + 24, d);
+    }
+}
+
 // The running values of kVectors column vectors: stored, or where a fresh run starts.
-template<DType D>
 STB_AVX512 inline void loadRunning(bool fresh, const float *lo, const float *hi, const double *sum, __m512 *l,
     __m512 *h, __m512d *s0, __m512d *s1)
 {
@@ -164,30 +202,11 @@ STB_AVX512 inline void loadRunning(bool fresh, const float *lo, const float *hi,
         s0[v] = _mm512_loadu_pd(sum + 16 * v);
         s1[v] = _mm512_loadu_pd(sum + 16 * v + 8);
     }
-    if constexpr (interleaved<D>()) {
-        // Sums of columns 0-7, 8-15 (s0[0], s1[0]) and 16-23, 24-31 (s0[1], s1[1]) to the even and
-        // odd columns of 0-15 (s0[0], s0[1]) and of 16-31 (s1[0], s1[1]).
-        toInterleaved(l[0], l[1]);
-        toInterleaved(h[0], h[1]);
-        __m512d a = s0[0], b = s1[0], c = s0[1], d = s1[1];
-        toInterleaved(a, b);
-        toInterleaved(c, d);
-        s0[0] = a, s0[1] = b, s1[0] = c, s1[1] = d;
-    }
 }
 
-template<DType D>
 STB_AVX512 inline void storeRunning(
-    __m512 *l, __m512 *h, __m512d *s0, __m512d *s1, float *lo, float *hi, double *sum)
+    const __m512 *l, const __m512 *h, const __m512d *s0, const __m512d *s1, float *lo, float *hi, double *sum)
 {
-    if constexpr (interleaved<D>()) {
-        toColumnOrder(l[0], l[1]);
-        toColumnOrder(h[0], h[1]);
-        __m512d a = s0[0], b = s0[1], c = s1[0], d = s1[1];
-        toColumnOrder(a, b);
-        toColumnOrder(c, d);
-        s0[0] = a, s1[0] = b, s0[1] = c, s1[1] = d;
-    }
 #pragma GCC unroll 2
     for (int v = 0; v < kVectors; ++v) {
         _mm512_storeu_ps(lo + 16 * v, l[v]);
@@ -197,23 +216,23 @@ STB_AVX512 inline void storeRunning(
     }
 }
 
+// One block of at most kRowBlock rows over the first n columns (a multiple of 16·kVectors).
 // Each group of column vectors goes down the block unmasked, and is redone masked from its stored
 // running values when a sum came out not finite: a sum of finite floats in double cannot
 // overflow, so that happens exactly when a value was NaN or infinite. The finiteness test and
 // the masked moves cost a fifth of the loop on data that has no such value (nearly all).
 template<DType D>
-STB_AVX512 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
+STB_AVX512 bool addBlock(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
     float *hi, double *sum, const std::byte *next, bool fresh)
 {
     constexpr std::size_t size = D == DType::F32 ? 4 : 2;
     constexpr std::size_t columns = 16 * kVectors;
     __mmask16 finiteAll = 0xFFFF;
     BlockPrefetch prefetch(next, rowBytes, size * n, kRowBlock, n / columns);
-    std::size_t k = 0;
-    for (; k + columns <= n; k += columns) {
+    for (std::size_t k = 0; k < n; k += columns) {
         __m512 l[kVectors], h[kVectors];
         __m512d s0[kVectors], s1[kVectors];
-        loadRunning<D>(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
+        loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
         const std::byte *row = p + size * k;
         prefetch.step();
         addColumnVectors<D, false>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
@@ -222,15 +241,43 @@ STB_AVX512 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size
         for (int v = 1; v < kVectors; ++v)
             both = _mm512_add_pd(both, _mm512_add_pd(s0[v], s1[v]));
         if (_mm512_fpclass_pd_mask(both, 0x01 | 0x08 | 0x10 | 0x80) != 0) { // QNaN, ±Inf, SNaN
-            loadRunning<D>(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
+            loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
             addColumnVectors<D, true>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
         }
-        storeRunning<D>(l, h, s0, s1, lo + k, hi + k, sum + k);
+        storeRunning(l, h, s0, s1, lo + k, hi + k, sum + k);
     }
+    return finiteAll == 0xFFFF;
+}
+
+// All rows, block after block (kRowBlock rows read as sequential streams, the next block asked
+// for meanwhile); the columns after the last whole group by the scalar definition.
+template<DType D>
+STB_AVX512 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
+    float *hi, double *sum, bool fresh)
+{
+    constexpr std::size_t size = D == DType::F32 ? 4 : 2;
+    if (rows == 0) {
+        if (fresh)
+            startColumns(n, lo, hi, sum);
+        return true;
+    }
+    const std::size_t whole = n / (16 * kVectors) * (16 * kVectors);
+    if (interleaved<D>() && !fresh)
+        reorder<true>(whole, lo, hi, sum);
+    bool finite = true;
+    for (std::size_t r = 0; r < rows; r += kRowBlock) {
+        const std::size_t block = std::min(kRowBlock, rows - r);
+        const std::byte *q = p + r * rowBytes;
+        const std::byte *next = r + block < rows ? q + block * rowBytes : nullptr;
+        finite &= addBlock<D>(q, rowBytes, block, whole, lo, hi, sum, next, fresh && r == 0);
+    }
+    if (interleaved<D>())
+        reorder<false>(whole, lo, hi, sum);
     if (fresh)
-        startColumns(n - k, lo + k, hi + k, sum + k);
-    return addRowsToColumnsScalar(D, p + size * k, rowBytes, rows, n - k, lo + k, hi + k, sum + k)
-        && finiteAll == 0xFFFF;
+        startColumns(n - whole, lo + whole, hi + whole, sum + whole);
+    return addRowsToColumnsScalar(D, p + size * whole, rowBytes, rows, n - whole, lo + whole, hi + whole,
+               sum + whole)
+        && finite;
 }
 
 } // namespace
@@ -248,15 +295,15 @@ bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, floa
 }
 
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum, const std::byte *next, bool fresh)
+    float *lo, float *hi, double *sum, bool fresh)
 {
     switch (dtype) {
     case DType::F32:
-        return addRowsLanes<DType::F32>(p, rowBytes, rows, n, lo, hi, sum, next, fresh);
+        return addRowsLanes<DType::F32>(p, rowBytes, rows, n, lo, hi, sum, fresh);
     case DType::BF16:
-        return addRowsLanes<DType::BF16>(p, rowBytes, rows, n, lo, hi, sum, next, fresh);
+        return addRowsLanes<DType::BF16>(p, rowBytes, rows, n, lo, hi, sum, fresh);
     default:
-        return addRowsLanes<DType::F16>(p, rowBytes, rows, n, lo, hi, sum, next, fresh);
+        return addRowsLanes<DType::F16>(p, rowBytes, rows, n, lo, hi, sum, fresh);
     }
 }
 
@@ -267,7 +314,7 @@ bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, floa
     return finiteRangeScalar(dtype, p, n, lo, hi);
 }
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum, const std::byte *, bool fresh)
+    float *lo, float *hi, double *sum, bool fresh)
 {
     if (fresh)
         startColumns(n, lo, hi, sum);
