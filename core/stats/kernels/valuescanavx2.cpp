@@ -188,7 +188,6 @@ STB_AVX2 bool addBlock(const std::byte *p, std::size_t rowBytes, std::size_t row
 {
     constexpr std::size_t size = D == DType::F32 ? 4 : 2;
     constexpr std::size_t columns = 8 * kVectors;
-    const __m256d exponent = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FF0000000000000));
     __m256 finiteAll = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
     BlockPrefetch prefetch(next, rowBytes, size * n, kRowBlock, n / columns);
     for (std::size_t k = 0; k < n; k += columns) {
@@ -202,8 +201,8 @@ STB_AVX2 bool addBlock(const std::byte *p, std::size_t rowBytes, std::size_t row
 #pragma GCC unroll 2
         for (int v = 1; v < kVectors; ++v)
             both = _mm256_add_pd(both, _mm256_add_pd(s0[v], s1[v]));
-        both = _mm256_and_pd(both, exponent);
-        if (_mm256_movemask_pd(_mm256_cmp_pd(both, exponent, _CMP_EQ_OQ)) != 0) {
+        both = _mm256_sub_pd(both, both); // +0 where finite, NaN where not
+        if (_mm256_movemask_pd(_mm256_cmp_pd(both, both, _CMP_UNORD_Q)) != 0) {
             loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
             addColumnVectors<D, true>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
         }
