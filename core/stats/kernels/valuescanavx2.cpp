@@ -180,6 +180,34 @@ template<bool ToInterleaved> STB_AVX2 void reorder(std::size_t n, float *lo, flo
     }
 }
 
+STB_AVX2 inline void storeRunning(
+    const __m256 *l, const __m256 *h, const __m256d *s0, const __m256d *s1, float *lo, float *hi, double *sum)
+{
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) {
+        _mm256_storeu_ps(lo + 8 * v, l[v]);
+        _mm256_storeu_ps(hi + 8 * v, h[v]);
+        _mm256_storeu_pd(sum + 8 * v, s0[v]);
+        _mm256_storeu_pd(sum + 8 * v + 4, s1[v]);
+    }
+}
+
+// One group of columns down the block again, masked, from its running values before the block,
+// and stored; false when a value was not finite (always, as it is only called then). Out of line
+// and cold: inlined, it kept the unmasked loop's running values in stack slots around it.
+template<DType D>
+__attribute__((noinline, cold)) STB_AVX2 bool redoMasked(const std::byte *row, std::size_t rowBytes,
+    std::size_t rows, bool fresh, float *lo, float *hi, double *sum)
+{
+    __m256 l[kVectors], h[kVectors];
+    __m256d s0[kVectors], s1[kVectors];
+    __m256 finite = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    loadRunning(fresh, lo, hi, sum, l, h, s0, s1);
+    addColumnVectors<D, true>(row, rowBytes, rows, l, h, s0, s1, finite);
+    storeRunning(l, h, s0, s1, lo, hi, sum);
+    return _mm256_movemask_ps(finite) == 0xFF;
+}
+
 // One block of at most kRowBlock rows over the first n columns (a multiple of 8·kVectors):
 // unmasked first, redone masked when a sum comes out not finite (see valuescanavx512.cpp).
 template<DType D>
@@ -188,33 +216,28 @@ STB_AVX2 bool addBlock(const std::byte *p, std::size_t rowBytes, std::size_t row
 {
     constexpr std::size_t size = D == DType::F32 ? 4 : 2;
     constexpr std::size_t columns = 8 * kVectors;
-    __m256 finiteAll = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    bool finite = true;
     BlockPrefetch prefetch(next, rowBytes, size * n, kRowBlock, n / columns);
     for (std::size_t k = 0; k < n; k += columns) {
+        prefetch.step(); // first: with the running values loaded, its loop spilled them
         __m256 l[kVectors], h[kVectors];
         __m256d s0[kVectors], s1[kVectors];
         loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
         const std::byte *row = p + size * k;
-        prefetch.step();
-        addColumnVectors<D, false>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
+        __m256 unused = _mm256_setzero_ps(); // only the masked pass keeps finiteness
+        addColumnVectors<D, false>(row, rowBytes, rows, l, h, s0, s1, unused);
         __m256d both = _mm256_add_pd(s0[0], s1[0]); // not finite when one of them is not
 #pragma GCC unroll 2
         for (int v = 1; v < kVectors; ++v)
             both = _mm256_add_pd(both, _mm256_add_pd(s0[v], s1[v]));
         both = _mm256_sub_pd(both, both); // +0 where finite, NaN where not
         if (_mm256_movemask_pd(_mm256_cmp_pd(both, both, _CMP_UNORD_Q)) != 0) {
-            loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
-            addColumnVectors<D, true>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
+            finite &= redoMasked<D>(row, rowBytes, rows, fresh, lo + k, hi + k, sum + k);
+            continue;
         }
-#pragma GCC unroll 2
-        for (int v = 0; v < kVectors; ++v) {
-            _mm256_storeu_ps(lo + k + 8 * v, l[v]);
-            _mm256_storeu_ps(hi + k + 8 * v, h[v]);
-            _mm256_storeu_pd(sum + k + 8 * v, s0[v]);
-            _mm256_storeu_pd(sum + k + 8 * v + 4, s1[v]);
-        }
+        storeRunning(l, h, s0, s1, lo + k, hi + k, sum + k);
     }
-    return _mm256_movemask_ps(finiteAll) == 0xFF;
+    return finite;
 }
 
 // All rows, block after block, as valuescanavx512.cpp's addRowsLanes.

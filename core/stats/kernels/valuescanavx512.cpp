@@ -230,11 +230,11 @@ STB_AVX512 bool addBlock(const std::byte *p, std::size_t rowBytes, std::size_t r
     __mmask16 finiteAll = 0xFFFF;
     BlockPrefetch prefetch(next, rowBytes, size * n, kRowBlock, n / columns);
     for (std::size_t k = 0; k < n; k += columns) {
+        prefetch.step(); // first: with the running values loaded, its loop spilled them
         __m512 l[kVectors], h[kVectors];
         __m512d s0[kVectors], s1[kVectors];
         loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
         const std::byte *row = p + size * k;
-        prefetch.step();
         addColumnVectors<D, false>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
         __m512d both = _mm512_add_pd(s0[0], s1[0]); // not finite when one of them is not
 #pragma GCC unroll 2
