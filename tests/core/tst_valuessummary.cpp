@@ -490,6 +490,18 @@ void tst_ValuesSummary::kernelsAddRowsLikeScalar()
     QVERIFY(std::memcmp(lo.data(), wantLo.data(), cols * sizeof(float)) == 0);
     QVERIFY(std::memcmp(hi.data(), wantHi.data(), cols * sizeof(float)) == 0);
     QVERIFY(std::memcmp(sum.data(), wantSum.data(), cols * sizeof(double)) == 0);
+    // A fresh run starts from +Inf, -Inf and +0 whatever the arrays held (NaN here).
+    std::fill(lo.begin(), lo.end(), float(kNaN));
+    std::fill(hi.begin(), hi.end(), float(kNaN));
+    std::fill(sum.begin(), sum.end(), kNaN);
+    kernels::startColumns(cols, wantLo.data(), wantHi.data(), wantSum.data());
+    QCOMPARE(kernels::addRowsToColumns(
+                 dtype, bytes.data(), stride * size, rows, cols, lo.data(), hi.data(), sum.data(), true),
+        kernels::addRowsToColumnsScalar(
+            dtype, bytes.data(), stride * size, rows, cols, wantLo.data(), wantHi.data(), wantSum.data()));
+    QVERIFY(std::memcmp(lo.data(), wantLo.data(), cols * sizeof(float)) == 0);
+    QVERIFY(std::memcmp(hi.data(), wantHi.data(), cols * sizeof(float)) == 0);
+    QVERIFY(std::memcmp(sum.data(), wantSum.data(), cols * sizeof(double)) == 0);
 }
 
 void tst_ValuesSummary::heatmapShapes()

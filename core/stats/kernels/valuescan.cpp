@@ -89,6 +89,7 @@ STB_LANES bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_
 {
     constexpr std::size_t size = D == DType::F32 ? 4 : 2;
     I8 special = {};
+    BlockPrefetch prefetch(next, rowBytes, size * n, kRowBlock, n / 8);
     std::size_t k = 0;
     for (; k + 8 <= n; k += 8) {
         F8 l, h;
@@ -98,8 +99,7 @@ STB_LANES bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_
         std::memcpy(&s0, sum + k, sizeof s0);
         std::memcpy(&s1, sum + k + 4, sizeof s1);
         const std::byte *row = p + size * k;
-        if (next && (size * k) % 64 == 0)
-            prefetchRows(next + size * k, rowBytes, kRowBlock);
+        prefetch.step();
         for (std::size_t r = 0; r < rows; ++r, row += rowBytes) {
             F8 x;
             load8<D>(row, x);
@@ -220,9 +220,22 @@ bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, floa
     return finiteRangePortable(dtype, p, n, lo, hi);
 }
 
-bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum)
+void startColumns(std::size_t n, float *lo, float *hi, double *sum)
 {
+    std::fill(lo, lo + n, INFINITY);
+    std::fill(hi, hi + n, -INFINITY);
+    std::fill(sum, sum + n, 0.0);
+}
+
+bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
+    float *lo, float *hi, double *sum, bool fresh)
+{
+    if (avx512::enabled())
+        return avx512::addRowsToColumns(dtype, p, rowBytes, rows, n, lo, hi, sum, fresh);
+    if (avx2::enabled())
+        return avx2::addRowsToColumns(dtype, p, rowBytes, rows, n, lo, hi, sum, fresh);
+    if (fresh)
+        startColumns(n, lo, hi, sum);
     bool finite = true;
     for (std::size_t r = 0; r < rows; r += kRowBlock) {
         const std::size_t block = std::min(kRowBlock, rows - r);
@@ -230,12 +243,7 @@ bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std
         // The next block's rows, asked for while this one is read: each row is its own stream, and
         // a row's bytes for one tile of columns are too few for the hardware prefetchers to start.
         const std::byte *next = r + block < rows ? q + block * rowBytes : nullptr;
-        if (avx512::enabled())
-            finite &= avx512::addRowsToColumns(dtype, q, rowBytes, block, n, lo, hi, sum, next);
-        else if (avx2::enabled())
-            finite &= avx2::addRowsToColumns(dtype, q, rowBytes, block, n, lo, hi, sum, next);
-        else
-            finite &= addRowsPortable(dtype, q, rowBytes, block, n, lo, hi, sum, next);
+        finite &= addRowsPortable(dtype, q, rowBytes, block, n, lo, hi, sum, next);
     }
     return finite;
 }

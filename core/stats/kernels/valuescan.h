@@ -26,17 +26,20 @@ bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, floa
 // (the caller counts them). Each column's sum is added row after row, so the sums are the same
 // in every family. The vector kernels carry a column's running values in registers down a block
 // of rows (8 rows read as 8 sequential streams) and store them once per block: loading and
-// storing them for every row left the heatmap at a tenth of the read speed.
+// storing them for every row left the heatmap at a tenth of the read speed. Between blocks the
+// arrays may hold the columns in a kernel's own order (BF16: even and odd columns apart); they
+// are in column order again when the call returns. When `fresh`, the
+// running values start from +Inf, −Inf and +0 rather than from what lo, hi and sum hold (which
+// may be unwritten): the first block starts in registers, with no pass to fill the arrays first.
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum);
+    float *lo, float *hi, double *sum, bool fresh = false);
 
 // The AVX-512 family (kernels/valuescanavx512.cpp); callers use the functions above, which pick
 // it when avx512::enabled().
 namespace avx512 {
 bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, float &hi);
-// At most kRowBlock rows; `next` (or null) the first row of the block after, prefetched.
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum, const std::byte *next);
+    float *lo, float *hi, double *sum, bool fresh);
 } // namespace avx512
 
 // The portable family's kernel on CPUs with AVX2 and F16C (kernels/valuescanavx2.cpp); where
@@ -47,7 +50,7 @@ bool enabled();   // supported and not switched off
 // Tests switch it off to run (and compare with) the generic vectors on the same CPU.
 void setEnabled(bool on);
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum, const std::byte *next);
+    float *lo, float *hi, double *sum, bool fresh);
 } // namespace avx2
 
 // The scalar definitions, one value at a time: what every lane computes, and what the vector
@@ -57,6 +60,8 @@ bool finiteRangeScalar(DType dtype, const std::byte *p, std::size_t n, float &lo
 bool addRowToColumnsScalar(DType dtype, const std::byte *p, std::size_t n, float *lo, float *hi, double *sum);
 bool addRowsToColumnsScalar(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
     float *lo, float *hi, double *sum);
+// lo, hi and sum of n columns set to +Inf, −Inf and +0: where a fresh run starts.
+void startColumns(std::size_t n, float *lo, float *hi, double *sum);
 
 // Rows a vector kernel carries its running values down before storing them.
 inline constexpr std::size_t kRowBlock = 8;

@@ -8,6 +8,7 @@
 
 #include "core/stats/kernels/prefetch.h"
 
+#include <algorithm>
 #include <atomic>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -73,9 +74,20 @@ STB_AVX2 inline void addColumnVectors(const std::byte *row, std::size_t rowBytes
 {
     constexpr std::size_t size = D == DType::F32 ? 4 : 2;
     for (std::size_t r = 0; r < rows; ++r, row += rowBytes) {
+        __m256 xs[kVectors];
+        if constexpr (D == DType::BF16) {
+            // 16 codes in one load as the even and the odd columns (valuescanavx512.cpp).
+            const __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(row));
+            xs[0] = _mm256_castsi256_ps(_mm256_slli_epi32(codes, 16));
+            xs[1] = _mm256_castsi256_ps(_mm256_and_si256(codes, _mm256_set1_epi32(int(0xFFFF0000u))));
+        } else {
+#pragma GCC unroll 2
+            for (int v = 0; v < kVectors; ++v)
+                xs[v] = load8<D>(row + v * 8 * size);
+        }
 #pragma GCC unroll 2
         for (int v = 0; v < kVectors; ++v) {
-            __m256 x = load8<D>(row + v * 8 * size);
+            __m256 x = xs[v];
             if constexpr (Masked) {
                 const __m256 finite = finiteLanes(x);
                 finiteAll = _mm256_and_ps(finiteAll, finite);
@@ -92,9 +104,19 @@ STB_AVX2 inline void addColumnVectors(const std::byte *row, std::size_t rowBytes
     }
 }
 
-STB_AVX2 inline void loadRunning(
-    const float *lo, const float *hi, const double *sum, __m256 *l, __m256 *h, __m256d *s0, __m256d *s1)
+// The running values of kVectors column vectors: stored, or where a fresh run starts.
+STB_AVX2 inline void loadRunning(bool fresh, const float *lo, const float *hi, const double *sum, __m256 *l,
+    __m256 *h, __m256d *s0, __m256d *s1)
 {
+    if (fresh) {
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) {
+            l[v] = _mm256_set1_ps(INFINITY);
+            h[v] = _mm256_set1_ps(-INFINITY);
+            s0[v] = s1[v] = _mm256_setzero_pd();
+        }
+        return;
+    }
 #pragma GCC unroll 2
     for (int v = 0; v < kVectors; ++v) {
         l[v] = _mm256_loadu_ps(lo + 8 * v);
@@ -104,57 +126,162 @@ STB_AVX2 inline void loadRunning(
     }
 }
 
-// Unmasked first, redone masked when a sum comes out not finite (see valuescanavx512.cpp).
+// BF16 carries its 16 columns interleaved between blocks, as valuescanavx512.cpp does its 32:
+// l[0], h[0] the even columns, l[1], h[1] the odd ones; s0[0], s1[0] the even columns of 0-7
+// and of 8-15, s0[1], s1[1] the odd ones.
+template<DType D> constexpr bool interleaved()
+{
+    static_assert(kVectors == 2);
+    return D == DType::BF16;
+}
+
+// The first n columns (a multiple of 16) of lo, hi and sum from column order to the interleaved
+// one or back. Sums at sum + 0, 4, 8, 12: columns 0-3, 4-7, 8-11, 12-15 in column order;
+// s0[0], s1[0], s0[1], s1[1] interleaved.
+template<bool ToInterleaved> STB_AVX2 void reorder(std::size_t n, float *lo, float *hi, double *sum)
+{
+    for (std::size_t k = 0; k < n; k += 16) {
+        for (float *p : { lo + k, hi + k }) {
+            const __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8);
+            __m256 x, y;
+            if constexpr (ToInterleaved) {
+                // [a0 a2 b0 b2 | a4 a6 b4 b6], then the 64-bit pairs in order 0, 2, 1, 3.
+                x = _mm256_castpd_ps(_mm256_permute4x64_pd(
+                    _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0))), _MM_SHUFFLE(3, 1, 2, 0)));
+                y = _mm256_castpd_ps(_mm256_permute4x64_pd(
+                    _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))), _MM_SHUFFLE(3, 1, 2, 0)));
+            } else {
+                const __m256 low = _mm256_unpacklo_ps(a, b), high = _mm256_unpackhi_ps(a, b);
+                x = _mm256_permute2f128_ps(low, high, 0x20);
+                y = _mm256_permute2f128_ps(low, high, 0x31);
+            }
+            _mm256_storeu_ps(p, x);
+            _mm256_storeu_ps(p + 8, y);
+        }
+        double *q = sum + k;
+        const __m256d a = _mm256_loadu_pd(q), b = _mm256_loadu_pd(q + 4), c = _mm256_loadu_pd(q + 8),
+                      d = _mm256_loadu_pd(q + 12);
+        if constexpr (ToInterleaved) {
+            // Columns [0 4 2 6] (and [1 5 3 7]) by unpacking, then in order.
+            const int order = _MM_SHUFFLE(3, 1, 2, 0);
+            _mm256_storeu_pd(q, _mm256_permute4x64_pd(_mm256_unpacklo_pd(a, b), order));
+            _mm256_storeu_pd(q + 4, _mm256_permute4x64_pd(_mm256_unpacklo_pd(c, d), order));
+            _mm256_storeu_pd(q + 8, _mm256_permute4x64_pd(_mm256_unpackhi_pd(a, b), order));
+            _mm256_storeu_pd(q + 12, _mm256_permute4x64_pd(_mm256_unpackhi_pd(c, d), order));
+        } else {
+            // a, b: the even columns of 0-7 and of 8-15; c, d: the odd ones.
+            const __m256d low0 = _mm256_unpacklo_pd(a, c), high0 = _mm256_unpackhi_pd(a, c);
+            const __m256d low1 = _mm256_unpacklo_pd(b, d), high1 = _mm256_unpackhi_pd(b, d);
+            _mm256_storeu_pd(q, _mm256_permute2f128_pd(low0, high0, 0x20));
+            _mm256_storeu_pd(q + 4, _mm256_permute2f128_pd(low0, high0, 0x31));
+            _mm256_storeu_pd(q + 8, _mm256_permute2f128_pd(low1, high1, 0x20));
+            _mm256_storeu_pd(q + 12, _mm256_permute2f128_pd(low1, high1, 0x31));
+        }
+    }
+}
+
+STB_AVX2 inline void storeRunning(
+    const __m256 *l, const __m256 *h, const __m256d *s0, const __m256d *s1, float *lo, float *hi, double *sum)
+{
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) {
+        _mm256_storeu_ps(lo + 8 * v, l[v]);
+        _mm256_storeu_ps(hi + 8 * v, h[v]);
+        _mm256_storeu_pd(sum + 8 * v, s0[v]);
+        _mm256_storeu_pd(sum + 8 * v + 4, s1[v]);
+    }
+}
+
+// One group of columns down the block again, masked, from its running values before the block,
+// and stored; false when a value was not finite (always, as it is only called then). Out of line
+// and cold: inlined, it kept the unmasked loop's running values in stack slots around it.
 template<DType D>
-STB_AVX2 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
-    float *hi, double *sum, const std::byte *next)
+__attribute__((noinline, cold)) STB_AVX2 bool redoMasked(const std::byte *row, std::size_t rowBytes,
+    std::size_t rows, bool fresh, float *lo, float *hi, double *sum)
+{
+    __m256 l[kVectors], h[kVectors];
+    __m256d s0[kVectors], s1[kVectors];
+    __m256 finite = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    loadRunning(fresh, lo, hi, sum, l, h, s0, s1);
+    addColumnVectors<D, true>(row, rowBytes, rows, l, h, s0, s1, finite);
+    storeRunning(l, h, s0, s1, lo, hi, sum);
+    return _mm256_movemask_ps(finite) == 0xFF;
+}
+
+// One block of at most kRowBlock rows over the first n columns (a multiple of 8·kVectors):
+// unmasked first, redone masked when a sum comes out not finite (see valuescanavx512.cpp).
+template<DType D>
+STB_AVX2 bool addBlock(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
+    float *hi, double *sum, const std::byte *next, bool fresh)
 {
     constexpr std::size_t size = D == DType::F32 ? 4 : 2;
     constexpr std::size_t columns = 8 * kVectors;
-    const __m256d exponent = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FF0000000000000));
-    __m256 finiteAll = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-    std::size_t k = 0;
-    for (; k + columns <= n; k += columns) {
+    bool finite = true;
+    BlockPrefetch prefetch(next, rowBytes, size * n, kRowBlock, n / columns);
+    for (std::size_t k = 0; k < n; k += columns) {
+        prefetch.step(); // first: with the running values loaded, its loop spilled them
         __m256 l[kVectors], h[kVectors];
         __m256d s0[kVectors], s1[kVectors];
-        loadRunning(lo + k, hi + k, sum + k, l, h, s0, s1);
+        loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
         const std::byte *row = p + size * k;
-        if (next && (size * k) % 64 == 0)
-            prefetchRows(next + size * k, rowBytes, kRowBlock);
-        addColumnVectors<D, false>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
+        __m256 unused = _mm256_setzero_ps(); // only the masked pass keeps finiteness
+        addColumnVectors<D, false>(row, rowBytes, rows, l, h, s0, s1, unused);
         __m256d both = _mm256_add_pd(s0[0], s1[0]); // not finite when one of them is not
 #pragma GCC unroll 2
         for (int v = 1; v < kVectors; ++v)
             both = _mm256_add_pd(both, _mm256_add_pd(s0[v], s1[v]));
-        both = _mm256_and_pd(both, exponent);
-        if (_mm256_movemask_pd(_mm256_cmp_pd(both, exponent, _CMP_EQ_OQ)) != 0) {
-            loadRunning(lo + k, hi + k, sum + k, l, h, s0, s1);
-            addColumnVectors<D, true>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
+        both = _mm256_sub_pd(both, both); // +0 where finite, NaN where not
+        if (_mm256_movemask_pd(_mm256_cmp_pd(both, both, _CMP_UNORD_Q)) != 0) {
+            finite &= redoMasked<D>(row, rowBytes, rows, fresh, lo + k, hi + k, sum + k);
+            continue;
         }
-#pragma GCC unroll 2
-        for (int v = 0; v < kVectors; ++v) {
-            _mm256_storeu_ps(lo + k + 8 * v, l[v]);
-            _mm256_storeu_ps(hi + k + 8 * v, h[v]);
-            _mm256_storeu_pd(sum + k + 8 * v, s0[v]);
-            _mm256_storeu_pd(sum + k + 8 * v + 4, s1[v]);
-        }
+        storeRunning(l, h, s0, s1, lo + k, hi + k, sum + k);
     }
-    return addRowsToColumnsScalar(D, p + size * k, rowBytes, rows, n - k, lo + k, hi + k, sum + k)
-        && _mm256_movemask_ps(finiteAll) == 0xFF;
+    return finite;
+}
+
+// All rows, block after block, as valuescanavx512.cpp's addRowsLanes.
+template<DType D>
+STB_AVX2 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
+    float *hi, double *sum, bool fresh)
+{
+    constexpr std::size_t size = D == DType::F32 ? 4 : 2;
+    if (rows == 0) {
+        if (fresh)
+            startColumns(n, lo, hi, sum);
+        return true;
+    }
+    const std::size_t whole = n / (8 * kVectors) * (8 * kVectors);
+    if (interleaved<D>() && !fresh)
+        reorder<true>(whole, lo, hi, sum);
+    bool finite = true;
+    for (std::size_t r = 0; r < rows; r += kRowBlock) {
+        const std::size_t block = std::min(kRowBlock, rows - r);
+        const std::byte *q = p + r * rowBytes;
+        const std::byte *next = r + block < rows ? q + block * rowBytes : nullptr;
+        finite &= addBlock<D>(q, rowBytes, block, whole, lo, hi, sum, next, fresh && r == 0);
+    }
+    if (interleaved<D>())
+        reorder<false>(whole, lo, hi, sum);
+    if (fresh)
+        startColumns(n - whole, lo + whole, hi + whole, sum + whole);
+    return addRowsToColumnsScalar(D, p + size * whole, rowBytes, rows, n - whole, lo + whole, hi + whole,
+               sum + whole)
+        && finite;
 }
 
 } // namespace
 
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum, const std::byte *next)
+    float *lo, float *hi, double *sum, bool fresh)
 {
     switch (dtype) {
     case DType::F32:
-        return addRowsLanes<DType::F32>(p, rowBytes, rows, n, lo, hi, sum, next);
+        return addRowsLanes<DType::F32>(p, rowBytes, rows, n, lo, hi, sum, fresh);
     case DType::BF16:
-        return addRowsLanes<DType::BF16>(p, rowBytes, rows, n, lo, hi, sum, next);
+        return addRowsLanes<DType::BF16>(p, rowBytes, rows, n, lo, hi, sum, fresh);
     default:
-        return addRowsLanes<DType::F16>(p, rowBytes, rows, n, lo, hi, sum, next);
+        return addRowsLanes<DType::F16>(p, rowBytes, rows, n, lo, hi, sum, fresh);
     }
 }
 
@@ -166,8 +293,10 @@ bool supported()
 }
 
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum, const std::byte *)
+    float *lo, float *hi, double *sum, bool fresh)
 {
+    if (fresh)
+        startColumns(n, lo, hi, sum);
     return addRowsToColumnsScalar(dtype, p, rowBytes, rows, n, lo, hi, sum);
 }
 

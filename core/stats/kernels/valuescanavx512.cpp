@@ -4,6 +4,9 @@
 
 #include "core/stats/kernels/prefetch.h"
 
+#include <algorithm>
+#include <utility>
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define STB_HAVE_AVX512 1
@@ -69,9 +72,23 @@ STB_AVX512 inline void addColumnVectors(const std::byte *row, std::size_t rowByt
 {
     constexpr std::size_t size = D == DType::F32 ? 4 : 2;
     for (std::size_t r = 0; r < rows; ++r, row += rowBytes) {
+        __m512 xs[kVectors];
+        if constexpr (D == DType::BF16) {
+            // A row's 32 codes in one load, as the floats of the even columns (each code shifted
+            // into the top half of its 32-bit lane) and of the odd ones (the top half kept): two
+            // operations for 32 values where widening 16 codes at a time took four (see
+            // interleaved() for the running values' order).
+            const __m512i codes = _mm512_loadu_si512(row);
+            xs[0] = _mm512_castsi512_ps(_mm512_slli_epi32(codes, 16));
+            xs[1] = _mm512_castsi512_ps(_mm512_and_si512(codes, _mm512_set1_epi32(int(0xFFFF0000u))));
+        } else {
+#pragma GCC unroll 2
+            for (int v = 0; v < kVectors; ++v)
+                xs[v] = load16<D>(row + v * 16 * size);
+        }
 #pragma GCC unroll 2
         for (int v = 0; v < kVectors; ++v) {
-            __m512 x = load16<D>(row + v * 16 * size);
+            __m512 x = xs[v];
             if constexpr (Masked) {
                 const __mmask16 finite = finiteLanes(x);
                 finiteAll &= finite;
@@ -89,9 +106,95 @@ STB_AVX512 inline void addColumnVectors(const std::byte *row, std::size_t rowByt
     }
 }
 
-STB_AVX512 inline void loadRunning(
-    const float *lo, const float *hi, const double *sum, __m512 *l, __m512 *h, __m512d *s0, __m512d *s1)
+// BF16 carries its 32 columns interleaved: vector 0 the even columns, vector 1 the odd ones (l and
+// h: lane i is column 2i or 2i+1; s0 and s1: the first and last 8 of those), and keeps them in
+// that order in lo, hi and sum between blocks: put in it once per call and back in column order
+// at its end. Doing so at each block's loads and stores took as long as the shifts it saved.
+template<DType D> constexpr bool interleaved()
 {
+    static_assert(kVectors == 2);
+    return D == DType::BF16;
+}
+
+// Lanes [a0 b0 a1 b1 ...] of two vectors of 16 (or 8) from a = the even, b = the odd entries.
+STB_AVX512 inline void toColumnOrder(__m512 &a, __m512 &b)
+{
+    const __m512i first = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i second = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+    const __m512 x = _mm512_permutex2var_ps(a, first, b), y = _mm512_permutex2var_ps(a, second, b);
+    a = x, b = y;
+}
+STB_AVX512 inline void toColumnOrder(__m512d &a, __m512d &b)
+{
+    const __m512i first = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+    const __m512i second = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+    const __m512d x = _mm512_permutex2var_pd(a, first, b), y = _mm512_permutex2var_pd(a, second, b);
+    a = x, b = y;
+}
+// The inverse: a, b in column order to the even and the odd entries.
+STB_AVX512 inline void toInterleaved(__m512 &a, __m512 &b)
+{
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    const __m512 x = _mm512_permutex2var_ps(a, even, b), y = _mm512_permutex2var_ps(a, odd, b);
+    a = x, b = y;
+}
+STB_AVX512 inline void toInterleaved(__m512d &a, __m512d &b)
+{
+    const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+    const __m512d x = _mm512_permutex2var_pd(a, even, b), y = _mm512_permutex2var_pd(a, odd, b);
+    a = x, b = y;
+}
+
+// The first n columns (a multiple of 32) of lo, hi and sum from column order to the interleaved
+// one (toInterleaved) or back. Sums: columns 0-7, 8-15, 16-23, 24-31 at sum + 0, 8, 16, 24 in
+// column order; the even columns of 0-15 (s0[0]), of 16-31 (s1[0]), the odd ones of 0-15 (s0[1])
+// and of 16-31 (s1[1]) there when interleaved.
+template<bool ToInterleaved> STB_AVX512 void reorder(std::size_t n, float *lo, float *hi, double *sum)
+{
+    for (std::size_t k = 0; k < n; k += 32) {
+        for (float *p : { lo + k, hi + k }) {
+            __m512 a = _mm512_loadu_ps(p), b = _mm512_loadu_ps(p + 16);
+            if constexpr (ToInterleaved)
+                toInterleaved(a, b);
+            else
+                toColumnOrder(a, b);
+            _mm512_storeu_ps(p, a);
+            _mm512_storeu_ps(p + 16, b);
+        }
+        double *q = sum + k;
+        __m512d a = _mm512_loadu_pd(q), b = _mm512_loadu_pd(q + 8), c = _mm512_loadu_pd(q + 16),
+                d = _mm512_loadu_pd(q + 24);
+        if constexpr (ToInterleaved) {
+            toInterleaved(a, b); // the even and the odd columns of 0-15
+            toInterleaved(c, d); // of 16-31
+            std::swap(b, c);
+        } else {
+            std::swap(b, c);
+            toColumnOrder(a, b);
+            toColumnOrder(c, d);
+        }
+        _mm512_storeu_pd(q, a);
+        _mm512_storeu_pd(q + 8, b);
+        _mm512_storeu_pd(q + 16, c);
+        _mm512_storeu_pd(q + 24, d);
+    }
+}
+
+// The running values of kVectors column vectors: stored, or where a fresh run starts.
+STB_AVX512 inline void loadRunning(bool fresh, const float *lo, const float *hi, const double *sum, __m512 *l,
+    __m512 *h, __m512d *s0, __m512d *s1)
+{
+    if (fresh) {
+#pragma GCC unroll 2
+        for (int v = 0; v < kVectors; ++v) {
+            l[v] = _mm512_set1_ps(INFINITY);
+            h[v] = _mm512_set1_ps(-INFINITY);
+            s0[v] = s1[v] = _mm512_setzero_pd();
+        }
+        return;
+    }
 #pragma GCC unroll 2
     for (int v = 0; v < kVectors; ++v) {
         l[v] = _mm512_loadu_ps(lo + 16 * v);
@@ -101,46 +204,80 @@ STB_AVX512 inline void loadRunning(
     }
 }
 
+STB_AVX512 inline void storeRunning(
+    const __m512 *l, const __m512 *h, const __m512d *s0, const __m512d *s1, float *lo, float *hi, double *sum)
+{
+#pragma GCC unroll 2
+    for (int v = 0; v < kVectors; ++v) {
+        _mm512_storeu_ps(lo + 16 * v, l[v]);
+        _mm512_storeu_ps(hi + 16 * v, h[v]);
+        _mm512_storeu_pd(sum + 16 * v, s0[v]);
+        _mm512_storeu_pd(sum + 16 * v + 8, s1[v]);
+    }
+}
+
+// One block of at most kRowBlock rows over the first n columns (a multiple of 16·kVectors).
 // Each group of column vectors goes down the block unmasked, and is redone masked from its stored
 // running values when a sum came out not finite: a sum of finite floats in double cannot
 // overflow, so that happens exactly when a value was NaN or infinite. The finiteness test and
 // the masked moves cost a fifth of the loop on data that has no such value (nearly all).
 template<DType D>
-STB_AVX512 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
-    float *hi, double *sum, const std::byte *next)
+STB_AVX512 bool addBlock(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
+    float *hi, double *sum, const std::byte *next, bool fresh)
 {
     constexpr std::size_t size = D == DType::F32 ? 4 : 2;
     constexpr std::size_t columns = 16 * kVectors;
     __mmask16 finiteAll = 0xFFFF;
-    std::size_t k = 0;
-    for (; k + columns <= n; k += columns) {
+    BlockPrefetch prefetch(next, rowBytes, size * n, kRowBlock, n / columns);
+    for (std::size_t k = 0; k < n; k += columns) {
+        prefetch.step(); // first: with the running values loaded, its loop spilled them
         __m512 l[kVectors], h[kVectors];
         __m512d s0[kVectors], s1[kVectors];
-        loadRunning(lo + k, hi + k, sum + k, l, h, s0, s1);
+        loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
         const std::byte *row = p + size * k;
-        if (next) {
-            for (std::size_t b = 0; b < size * columns; b += 64)
-                prefetchRows(next + size * k + b, rowBytes, kRowBlock);
-        }
         addColumnVectors<D, false>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
         __m512d both = _mm512_add_pd(s0[0], s1[0]); // not finite when one of them is not
 #pragma GCC unroll 2
         for (int v = 1; v < kVectors; ++v)
             both = _mm512_add_pd(both, _mm512_add_pd(s0[v], s1[v]));
         if (_mm512_fpclass_pd_mask(both, 0x01 | 0x08 | 0x10 | 0x80) != 0) { // QNaN, ±Inf, SNaN
-            loadRunning(lo + k, hi + k, sum + k, l, h, s0, s1);
+            loadRunning(fresh, lo + k, hi + k, sum + k, l, h, s0, s1);
             addColumnVectors<D, true>(row, rowBytes, rows, l, h, s0, s1, finiteAll);
         }
-#pragma GCC unroll 2
-        for (int v = 0; v < kVectors; ++v) {
-            _mm512_storeu_ps(lo + k + 16 * v, l[v]);
-            _mm512_storeu_ps(hi + k + 16 * v, h[v]);
-            _mm512_storeu_pd(sum + k + 16 * v, s0[v]);
-            _mm512_storeu_pd(sum + k + 16 * v + 8, s1[v]);
-        }
+        storeRunning(l, h, s0, s1, lo + k, hi + k, sum + k);
     }
-    return addRowsToColumnsScalar(D, p + size * k, rowBytes, rows, n - k, lo + k, hi + k, sum + k)
-        && finiteAll == 0xFFFF;
+    return finiteAll == 0xFFFF;
+}
+
+// All rows, block after block (kRowBlock rows read as sequential streams, the next block asked
+// for meanwhile); the columns after the last whole group by the scalar definition.
+template<DType D>
+STB_AVX512 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
+    float *hi, double *sum, bool fresh)
+{
+    constexpr std::size_t size = D == DType::F32 ? 4 : 2;
+    if (rows == 0) {
+        if (fresh)
+            startColumns(n, lo, hi, sum);
+        return true;
+    }
+    const std::size_t whole = n / (16 * kVectors) * (16 * kVectors);
+    if (interleaved<D>() && !fresh)
+        reorder<true>(whole, lo, hi, sum);
+    bool finite = true;
+    for (std::size_t r = 0; r < rows; r += kRowBlock) {
+        const std::size_t block = std::min(kRowBlock, rows - r);
+        const std::byte *q = p + r * rowBytes;
+        const std::byte *next = r + block < rows ? q + block * rowBytes : nullptr;
+        finite &= addBlock<D>(q, rowBytes, block, whole, lo, hi, sum, next, fresh && r == 0);
+    }
+    if (interleaved<D>())
+        reorder<false>(whole, lo, hi, sum);
+    if (fresh)
+        startColumns(n - whole, lo + whole, hi + whole, sum + whole);
+    return addRowsToColumnsScalar(D, p + size * whole, rowBytes, rows, n - whole, lo + whole, hi + whole,
+               sum + whole)
+        && finite;
 }
 
 } // namespace
@@ -158,15 +295,15 @@ bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, floa
 }
 
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum, const std::byte *next)
+    float *lo, float *hi, double *sum, bool fresh)
 {
     switch (dtype) {
     case DType::F32:
-        return addRowsLanes<DType::F32>(p, rowBytes, rows, n, lo, hi, sum, next);
+        return addRowsLanes<DType::F32>(p, rowBytes, rows, n, lo, hi, sum, fresh);
     case DType::BF16:
-        return addRowsLanes<DType::BF16>(p, rowBytes, rows, n, lo, hi, sum, next);
+        return addRowsLanes<DType::BF16>(p, rowBytes, rows, n, lo, hi, sum, fresh);
     default:
-        return addRowsLanes<DType::F16>(p, rowBytes, rows, n, lo, hi, sum, next);
+        return addRowsLanes<DType::F16>(p, rowBytes, rows, n, lo, hi, sum, fresh);
     }
 }
 
@@ -177,8 +314,10 @@ bool finiteRange(DType dtype, const std::byte *p, std::size_t n, float &lo, floa
     return finiteRangeScalar(dtype, p, n, lo, hi);
 }
 bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n,
-    float *lo, float *hi, double *sum, const std::byte *)
+    float *lo, float *hi, double *sum, bool fresh)
 {
+    if (fresh)
+        startColumns(n, lo, hi, sum);
     return addRowsToColumnsScalar(dtype, p, rowBytes, rows, n, lo, hi, sum);
 }
 
