@@ -282,7 +282,7 @@ namespace {
 // (2/3 of the time, by perf).
 
 constexpr std::size_t kIndexBlock = 4096; // values per block: its numbers fit on the stack
-constexpr unsigned kIndexTables = 4;      // counters interleaved: runs of one bin do not wait on one
+constexpr unsigned kIndexTables = 8;      // counters interleaved: runs of one bin do not wait on one
 
 // Bin numbers of n values (a multiple of 8) into `index`, `bins` (a trash counter) for the values
 // left to binIndex, whose positions go to `slow`; returns how many those are. (avx512::binIndices
