@@ -79,41 +79,84 @@ void decodeSide(Side side, std::uint64_t first, std::uint64_t n, Buffers &buf, d
         re[i] = buf.dequantized[i], im[i] = 0;
 }
 
+// One pair of values (real and imaginary parts) at `index` into `s`. Inline in both loops below,
+// so that with literal zero imaginary parts the compiler drops what they cannot change.
+[[gnu::always_inline]] inline void addPair(double ar, double ai, double br, double bi, std::uint64_t index,
+    double atol, double rtol, DiffSums &s)
+{
+    const bool nanA = std::isnan(ar) || std::isnan(ai), nanB = std::isnan(br) || std::isnan(bi);
+    const bool finA = std::isfinite(ar) && std::isfinite(ai), finB = std::isfinite(br) && std::isfinite(bi);
+    if (!finA || !finB) [[unlikely]] {
+        s.nanA += nanA, s.nanB += nanB;
+        s.infA += !finA && !nanA, s.infB += !finB && !nanB;
+        const bool same = (nanA && nanB) || (!nanA && !nanB && ar == br && ai == bi);
+        s.different += !same;
+        s.outOfTolerance += !same;
+        return;
+    }
+    const double dr = ar - br, di = ai - bi;
+    const double diff = di == 0 ? std::fabs(dr) : std::hypot(dr, di);
+    ++s.compared;
+    s.different += diff != 0;
+    const double magB = bi == 0 ? std::fabs(br) : std::hypot(br, bi);
+    s.outOfTolerance += diff > atol + rtol * magB;
+    if (diff > s.maxAbs)
+        s.maxAbs = diff, s.argmax = index;
+    s.sumAbs += diff;
+    s.sumSqDiff += dr * dr + di * di;
+    s.sumSqA += ar * ar + ai * ai;
+    s.sumSqB += br * br + bi * bi;
+    s.dot += ar * br + ai * bi;
+}
+
+// The values of F32 and BF16 elements, exactly as decodeBatch gives them.
+struct F32Values {
+    static double at(const std::byte *p, std::uint64_t i)
+    {
+        float v;
+        std::memcpy(&v, p + 4 * i, 4);
+        return v;
+    }
+};
+struct BF16Values {
+    static double at(const std::byte *p, std::uint64_t i)
+    {
+        std::uint16_t code;
+        std::memcpy(&code, p + 2 * i, 2);
+        const std::uint32_t bits = std::uint32_t(code) << 16;
+        float v;
+        std::memcpy(&v, &bits, 4);
+        return v;
+    }
+};
+
+// A changed pair of F32 or BF16 tensors (most of a diff's pass 2) straight from the bytes: perf
+// found decoding into four buffers of doubles (two of them zero imaginary parts) and reading them
+// back at over half of pass 2's time. The same arithmetic as the general loop, value for value.
+template <typename Values>
+void measureReal(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t count, double atol,
+    double rtol, DiffSums &s)
+{
+    for (std::uint64_t i = first; i < first + count; ++i)
+        addPair(Values::at(a, i), 0.0, Values::at(b, i), 0.0, i, atol, rtol, s);
+}
+
 // Sums of elements [first, first+count) of a pair into `s`, decoded through `buf` (run guarded).
 void measureChunk(Side a, Side b, std::uint64_t first, std::uint64_t count, double atol, double rtol,
     Buffers &buf, DiffSums &s)
 {
+    if (a.dtype == b.dtype && !a.dequantizer && !b.dequantizer) {
+        if (a.dtype == DType::F32)
+            return measureReal<F32Values>(a.data, b.data, first, count, atol, rtol, s);
+        if (a.dtype == DType::BF16)
+            return measureReal<BF16Values>(a.data, b.data, first, count, atol, rtol, s);
+    }
     for (std::uint64_t start = 0; start < count; start += kBatch) {
         const std::uint64_t n = std::min(kBatch, count - start);
         decodeSide(a, first + start, n, buf, buf.aRe.data(), buf.aIm.data());
         decodeSide(b, first + start, n, buf, buf.bRe.data(), buf.bIm.data());
-        for (std::uint64_t i = 0; i < n; ++i) {
-            const double ar = buf.aRe[i], ai = buf.aIm[i], br = buf.bRe[i], bi = buf.bIm[i];
-            const bool nanA = std::isnan(ar) || std::isnan(ai), nanB = std::isnan(br) || std::isnan(bi);
-            const bool finA = std::isfinite(ar) && std::isfinite(ai),
-                       finB = std::isfinite(br) && std::isfinite(bi);
-            if (!finA || !finB) [[unlikely]] {
-                s.nanA += nanA, s.nanB += nanB;
-                s.infA += !finA && !nanA, s.infB += !finB && !nanB;
-                const bool same = (nanA && nanB) || (!nanA && !nanB && ar == br && ai == bi);
-                s.different += !same;
-                s.outOfTolerance += !same;
-                continue;
-            }
-            const double dr = ar - br, di = ai - bi;
-            const double diff = di == 0 ? std::fabs(dr) : std::hypot(dr, di);
-            ++s.compared;
-            s.different += diff != 0;
-            const double magB = bi == 0 ? std::fabs(br) : std::hypot(br, bi);
-            s.outOfTolerance += diff > atol + rtol * magB;
-            if (diff > s.maxAbs)
-                s.maxAbs = diff, s.argmax = first + start + i;
-            s.sumAbs += diff;
-            s.sumSqDiff += dr * dr + di * di;
-            s.sumSqA += ar * ar + ai * ai;
-            s.sumSqB += br * br + bi * bi;
-            s.dot += ar * br + ai * bi;
-        }
+        for (std::uint64_t i = 0; i < n; ++i)
+            addPair(buf.aRe[i], buf.aIm[i], buf.bRe[i], buf.bIm[i], first + start + i, atol, rtol, s);
     }
 }
 

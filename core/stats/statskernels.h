@@ -24,6 +24,9 @@ bool countsCodes(DType dtype, unsigned bins);
 // Counts code points of elements [first, first+n) of `data` (the tensor's bytes) into 32-bit
 // tables reused across chunks (allocated once per worker and tensor, so no chunk allocates);
 // flushInto adds them to 64-bit totals (2^bits entries) and clears them.
+// A tensor touches few of the 65,536 codes of a 16-bit dtype: flushInto can list the blocks of
+// kCodeBlock codes it added to, so that the totals are read and cleared there only.
+inline constexpr std::size_t kCodeBlock = 16;
 class CodeCounter {
 public:
     explicit CodeCounter(DType dtype);
@@ -33,7 +36,8 @@ public:
     CodeCounter(CodeCounter &&other) noexcept;
     CodeCounter &operator=(CodeCounter &&) = delete;
     void add(const std::byte *data, std::uint64_t first, std::uint64_t n);
-    void flushInto(std::vector<std::uint64_t> &totals);
+    // `touched` (may be null) receives the first code of each block it added to, ascending.
+    void flushInto(std::vector<std::uint64_t> &totals, std::vector<std::uint32_t> *touched = nullptr);
     // The 32-bit tables must be flushed before they could overflow.
     bool nearlyFull() const { return m_pending > (std::uint64_t(1) << 31); }
 

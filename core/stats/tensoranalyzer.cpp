@@ -109,31 +109,27 @@ bool runPass(const PassContext &pass, const kernels::BinPlan *plan)
 }
 
 // Everything derived exactly from per-code counts: moments, extremes, histogram, outliers.
-TensorAnalysis fromCodeCounts(DType dtype, const std::vector<std::uint64_t> &counts, unsigned bins)
+// `blocks`: the first codes of the blocks of kCodeBlock codes that may be counted, ascending
+// (most of a 16-bit table is empty).
+TensorAnalysis fromCodeCounts(DType dtype, const std::vector<std::uint64_t> &counts,
+                              const std::vector<std::uint32_t> &blocks, unsigned bins)
 {
     TensorAnalysis result;
     StatsAccumulator acc;
     std::vector<std::pair<double, std::uint64_t>> values; // finite value, count
-    for (std::size_t code = 0; code < counts.size(); ++code) {
-        // Skip runs of unused codes eight at a time (most of a 16-bit table is empty).
-        if ((code & 7) == 0 && code + 8 <= counts.size()) {
-            std::uint64_t any = 0;
-            for (std::size_t k = 0; k < 8; ++k)
-                any |= counts[code + k];
-            if (!any) {
-                code += 7;
+    for (const std::uint32_t base : blocks) {
+        const std::size_t end = std::min(counts.size(), std::size_t(base) + kernels::kCodeBlock);
+        for (std::size_t code = base; code < end; ++code) {
+            if (!counts[code])
                 continue;
-            }
+            const double v = decodeCode(dtype, code);
+            if (std::isnan(v))
+                acc.addNan(counts[code]);
+            else if (std::isinf(v))
+                acc.addInf(v < 0, counts[code]);
+            else
+                values.emplace_back(v, counts[code]);
         }
-        if (!counts[code])
-            continue;
-        const double v = decodeCode(dtype, code);
-        if (std::isnan(v))
-            acc.addNan(counts[code]);
-        else if (std::isinf(v))
-            acc.addInf(v < 0, counts[code]);
-        else
-            values.emplace_back(v, counts[code]);
     }
     for (const auto &[v, k] : values)
         acc.addFinite(v, k);
@@ -185,16 +181,33 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
 
     TensorAnalysis result;
     if (counted) {
-        // One totals buffer per calling thread, cleared after use: a fresh 512 KiB for every
-        // small tensor costs more than counting it.
+        // One totals buffer per calling thread, all zeros between calls: a fresh 512 KiB for
+        // every small tensor costs more than counting it, and so did clearing it whole. Only
+        // the blocks the workers touched are read and cleared.
         thread_local std::vector<std::uint64_t> codes;
-        codes.assign(std::size_t(1) << dtypeBits(dtype), 0);
+        thread_local std::vector<std::uint32_t> blocks;
+        const std::size_t codeCount = std::size_t(1) << dtypeBits(dtype);
+        if (codes.size() != codeCount)
+            codes.assign(codeCount, 0);
+        blocks.clear();
+        bool dense = false; // a worker flushed midway (2^31 values): its totals may be anywhere
         for (auto &w : workers) {
-            w.counter->flushInto(codes);
+            w.counter->flushInto(codes, &blocks);
             for (std::size_t c = 0; c < w.codeTotals.size(); ++c)
                 codes[c] += w.codeTotals[c];
+            dense = dense || !w.codeTotals.empty();
         }
-        result = fromCodeCounts(dtype, codes, bins);
+        if (dense) {
+            blocks.clear();
+            for (std::size_t base = 0; base < codeCount; base += kernels::kCodeBlock)
+                blocks.push_back(static_cast<std::uint32_t>(base));
+        } else {
+            std::sort(blocks.begin(), blocks.end()); // each worker's are ascending, not all of them
+            blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
+        }
+        result = fromCodeCounts(dtype, codes, blocks, bins);
+        for (const std::uint32_t base : blocks)
+            std::fill_n(codes.begin() + base, std::min(kernels::kCodeBlock, codeCount - base), 0);
     } else {
         const auto binPass = [&](const kernels::BinPlan &plan) { return runPass(pass, &plan); };
         if (!finishTwoPass(dtype, bins, workers, binPass, result))

@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -32,6 +33,14 @@ struct Model {
         if (!values.empty())
             std::memcpy(bytes.data(), values.data(), bytes.size());
         specs.push_back({std::move(name), DType::F32, std::move(shape)});
+        data.push_back(std::move(bytes));
+    }
+    void addBF16(std::string name, std::vector<std::uint64_t> shape, const std::vector<std::uint16_t> &codes)
+    {
+        std::vector<std::byte> bytes(codes.size() * 2);
+        if (!codes.empty())
+            std::memcpy(bytes.data(), codes.data(), bytes.size());
+        specs.push_back({std::move(name), DType::BF16, std::move(shape)});
         data.push_back(std::move(bytes));
     }
     void addF64(std::string name, std::vector<std::uint64_t> shape, const std::vector<double> &values)
@@ -162,6 +171,101 @@ private slots:
         else
             QVERIFY(std::isnan(m.cosine));
         QVERIFY(std::isfinite(m.maxAbsDiff)); // NaN and Inf never leak into the metrics
+    }
+
+    // Changed F32 and BF16 pairs are measured straight from their bytes; every other dtype through
+    // decoded batches. The same values as F64 take the latter: every metric bit for bit the same,
+    // with NaN, both infinities, both zeros and subnormals on either side, over several chunks
+    // and a ragged end.
+    void realDtypesMatchDecodedValues_data()
+    {
+        QTest::addColumn<bool>("bf16");
+        QTest::addColumn<bool>("tolerances");
+        QTest::newRow("F32") << false << false;
+        QTest::newRow("F32, tolerances") << false << true;
+        QTest::newRow("BF16") << true << false;
+        QTest::newRow("BF16, tolerances") << true << true;
+    }
+    void realDtypesMatchDecodedValues()
+    {
+        QFETCH(bool, bf16);
+        QFETCH(bool, tolerances);
+        const std::size_t n = (1u << 18) * 2 + 1001;
+        std::vector<std::uint32_t> bitsA(n), bitsB(n);
+        std::uint64_t state = 0x9E3779B97F4A7C15ull;
+        auto next = [&] {
+            state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+            return state;
+        };
+        for (std::size_t i = 0; i < n; ++i) {
+            const float a = static_cast<float>(static_cast<std::int64_t>(next() % 2001) - 1000) / 300.0f;
+            bitsA[i] = std::bit_cast<std::uint32_t>(a);
+            bitsB[i] = next() % 4 ? bitsA[i] : std::bit_cast<std::uint32_t>(a * 1.01f + 0.001f);
+        }
+        // NaN, both infinities, both zeros, subnormals of either sign, the largest BF16: on one
+        // side at a time and on both at once.
+        const std::uint32_t specials[] = { 0x7FC00000, 0x7F800000, 0xFF800000, 0x00000000, 0x80000000, 0x00010000,
+            0x80010000, 0x7F7F0000 };
+        std::size_t at = 3;
+        for (std::uint32_t special : specials) {
+            bitsA[at] = special;
+            bitsB[at + 5000] = special;
+            bitsA[n - at] = bitsB[n - at] = special;
+            at += 40009;
+        }
+        bitsB[100] = bitsA[100] ^ 0x80000000; // a zero or a value against its negation
+        if (bf16) {
+            for (auto *bits : { &bitsA, &bitsB }) {
+                for (auto &b : *bits)
+                    b &= 0xFFFF0000; // BF16 codes as the F32 values they decode to
+            }
+        }
+        Model a, b, a64, b64;
+        const std::vector<std::uint64_t> shape { n };
+        auto add = [&](Model &m, Model &m64, const std::vector<std::uint32_t> &bits) {
+            std::vector<double> values(n);
+            for (std::size_t i = 0; i < n; ++i)
+                values[i] = std::bit_cast<float>(bits[i]);
+            m64.addF64("t", shape, values);
+            if (bf16) {
+                std::vector<std::uint16_t> codes(n);
+                for (std::size_t i = 0; i < n; ++i)
+                    codes[i] = static_cast<std::uint16_t>(bits[i] >> 16);
+                m.addBF16("t", shape, codes);
+            } else {
+                std::vector<float> floats(n);
+                for (std::size_t i = 0; i < n; ++i)
+                    floats[i] = std::bit_cast<float>(bits[i]);
+                m.addF32("t", shape, floats);
+            }
+        };
+        add(a, a64, bitsA);
+        add(b, b64, bitsB);
+        CompareOptions options;
+        options.threads = 2;
+        if (tolerances) {
+            options.tolerances = true;
+            options.atol = 1e-3;
+            options.rtol = 1e-2;
+        }
+        const auto direct = compare(a, b, options);
+        const auto decoded = compare(a64, b64, options);
+        const auto &m = pairNamed(direct, "t").metrics, &r = pairNamed(decoded, "t").metrics;
+        QVERIFY(m && r);
+        QCOMPARE(m->compared, r->compared);
+        QCOMPARE(m->different, r->different);
+        QCOMPARE(m->nanA, r->nanA);
+        QCOMPARE(m->nanB, r->nanB);
+        QCOMPARE(m->infA, r->infA);
+        QCOMPARE(m->infB, r->infB);
+        QCOMPARE(m->outOfTolerance, r->outOfTolerance);
+        QCOMPARE(m->argmax, r->argmax);
+        auto same = [](double x, double y) { return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y); };
+        QVERIFY(same(m->maxAbsDiff, r->maxAbsDiff));
+        QVERIFY(same(m->meanAbsDiff, r->meanAbsDiff));
+        QVERIFY(same(m->relL2, r->relL2));
+        QVERIFY(same(m->cosine, r->cosine));
+        QVERIFY(m->nanA && m->nanB && m->infA && m->infB && m->different < m->compared);
     }
 
     void emptyAndScalar()

@@ -4,6 +4,7 @@
 // is layoutBins', tested in tst_binlayout). Then chunking
 // and threads, accuracy on 10^8 values, cancel, content digests, SHA-256 and truncated files.
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
 #include "core/io/filedigest.h"
 #include "core/io/mappedfile.h"
 #include "core/io/safetensorsfile.h"
@@ -504,6 +505,18 @@ struct RestoreAvx512 {
     ~RestoreAvx512() { kernels::avx512::setEnabled(wasEnabled); }
 };
 
+// Likewise for the portable family's AVX2 kernels, switched off to run GCC's generic vectors.
+struct RestoreAvx2 {
+    const bool wasEnabled = kernels::avx2::enabled();
+    ~RestoreAvx2() { kernels::avx2::setEnabled(wasEnabled); }
+};
+
+// The same double, bit for bit (the sign of a zero, the last bit of a mean).
+bool sameBits(double a, double b)
+{
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
+
 std::optional<TensorAnalysis> analyze(DType dtype, const QByteArray &bytes, std::uint64_t elements,
     unsigned bins = 10, unsigned threads = 1, std::stop_token stop = {})
 {
@@ -538,6 +551,8 @@ private slots:
     void chunkedMatchesSinglePass();
     void kernelFamiliesAgree_data();
     void kernelFamiliesAgree();
+    void avx2MatchesGenericVectors_data();
+    void avx2MatchesGenericVectors();
     void accuracyLargeMean();
     void histogramEdges_data();
     void histogramEdges();
@@ -709,10 +724,18 @@ void tst_TensorStats::statistics()
     }
     const Reference expected = referenceStats(valuesOf(dtype, codes), bins, dtype);
     const RestoreAvx512 restore;
-    for (const auto &[avx512, threads] : { std::pair(true, 1u), std::pair(true, 2u), std::pair(false, 1u) }) {
-        if (avx512 && !kernels::avx512::supported())
+    const RestoreAvx2 restoreAvx2;
+    // AVX-512 on 1 and 2 threads, then the portable family with its AVX2 kernels and without.
+    struct Run {
+        bool avx512, avx2;
+        unsigned threads;
+    };
+    for (const Run run : { Run { true, true, 1 }, Run { true, true, 2 }, Run { false, true, 1 }, Run { false, false, 1 } }) {
+        if ((run.avx512 && !kernels::avx512::supported()) || (run.avx2 && !kernels::avx2::supported()))
             continue;
-        kernels::avx512::setEnabled(avx512);
+        const unsigned threads = run.threads;
+        kernels::avx512::setEnabled(run.avx512);
+        kernels::avx2::setEnabled(run.avx2);
         const auto analysis = analyze(dtype, bytes, elements, bins, threads);
         QVERIFY(analysis);
         verify(*analysis, expected, dtype);
@@ -890,6 +913,84 @@ void tst_TensorStats::kernelFamiliesAgree()
     QVERIFY2(sameValue(portable->histogram.hi, wide->histogram.hi), "histogram hi");
     QCOMPARE(portable->outliers, wide->outliers);
     QCOMPARE(portable->digest, wide->digest);
+}
+
+// F32 tensors with NaN, both infinities, both zeros and subnormals (in whole blocks of the vector
+// kernels and in ragged ends), all-finite ones (pass 2 then trusts pass 1's block ranges), odd
+// lengths, and bins counted by threshold (10), by float index (17, 64, 1000) and with outliers.
+void tst_TensorStats::avx2MatchesGenericVectors_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<quint64>("elements");
+    QTest::addColumn<unsigned>("bins");
+    auto withSpecials = [](std::vector<std::uint64_t> codes) {
+        const std::uint32_t specials[] = { 0x7FC00000, 0xFFC00001, 0x7F800000, 0xFF800000, 0x00000000, 0x80000000,
+            0x00000001, 0x807FFFFF, 0x00400000 };
+        const std::size_t n = codes.size();
+        std::size_t k = 0;
+        for (std::size_t i : { std::size_t(3), std::size_t(600), std::size_t(4100), std::size_t(5000), n / 2,
+                 n / 2 + 1, n - 700, n - 5, n - 1 })
+            codes[i] = specials[k++ % std::size(specials)];
+        return codes;
+    };
+    // Zeros and subnormals only, no NaN or Inf: finite blocks with extremes of either sign of zero.
+    auto withTiny = [](std::vector<std::uint64_t> codes) {
+        for (std::size_t i = 11; i < codes.size(); i += 997)
+            codes[i] = i % 3 == 0 ? 0x80000000 : i % 3 == 1 ? 0x00000003 : 0x80000010;
+        return codes;
+    };
+    for (const quint64 n : { quint64(2 * kChunk + 1001), quint64(8193), quint64(513) }) {
+        const QByteArray finite = pack(DType::F32, normalF32(n, 31, false));
+        const QByteArray specials = pack(DType::F32, withSpecials(normalF32(n, 32, false)));
+        const QByteArray tiny = pack(DType::F32, withTiny(normalF32(n, 33, false, 0.0f)));
+        for (unsigned bins : { 10u, 17u, 64u, 1000u }) {
+            QTest::addRow("%llu finite, %u bins", n, bins) << finite << n << bins;
+            QTest::addRow("%llu NaN Inf zeros subnormals, %u bins", n, bins) << specials << n << bins;
+            QTest::addRow("%llu zeros subnormals, %u bins", n, bins) << tiny << n << bins;
+        }
+    }
+}
+
+// The portable family's AVX2 kernels (portableavx2.cpp) against GCC's generic vectors
+// (portable.cpp) on the same CPU: the same arithmetic lane for lane, so every result is
+// bit-identical, mean and std included.
+void tst_TensorStats::avx2MatchesGenericVectors()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(quint64, elements);
+    QFETCH(unsigned, bins);
+    if (!kernels::avx2::supported())
+        QSKIP("this CPU has no AVX2: only the generic vectors can run here");
+    const RestoreAvx512 restore;
+    const RestoreAvx2 restoreAvx2;
+    kernels::avx512::setEnabled(false);
+    for (unsigned threads : { 1u, 2u }) {
+        kernels::avx2::setEnabled(true);
+        const auto avx2 = analyze(DType::F32, bytes, elements, bins, threads);
+        kernels::avx2::setEnabled(false);
+        const auto generic = analyze(DType::F32, bytes, elements, bins, threads);
+        QVERIFY(avx2 && generic);
+        const TensorStats &a = avx2->stats, &b = generic->stats;
+        compareCountsAndExtremes(a, b);
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY2(sameBits(a.min, b.min) && sameBits(a.max, b.max) && sameBits(a.absMax, b.absMax), "extremes");
+        QVERIFY2(sameBits(a.mean, b.mean), describe("mean", a.mean, b.mean));
+        QVERIFY2(sameBits(a.std, b.std), describe("std", a.std, b.std));
+        QCOMPARE(avx2->histogram.counts, generic->histogram.counts);
+        QVERIFY(sameBits(avx2->histogram.lo, generic->histogram.lo) && sameBits(avx2->histogram.hi, generic->histogram.hi));
+        QCOMPARE(avx2->outliers, generic->outliers);
+        // And both as the test's own long double reference has them.
+        std::vector<double> values(elements);
+        for (std::size_t i = 0; i < elements; ++i) {
+            float v;
+            std::memcpy(&v, bytes.constData() + 4 * i, 4);
+            values[i] = v;
+        }
+        verify(*avx2, referenceStats(values, bins, DType::F32), DType::F32);
+        if (QTest::currentTestFailed())
+            return;
+    }
 }
 
 // 10^8 F32 values of 1e6 plus noise in steps of 1/16: every value is k/16 for an integer k, so

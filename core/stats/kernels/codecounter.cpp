@@ -102,24 +102,37 @@ void CodeCounter::add(const std::byte *data, std::uint64_t first, std::uint64_t 
     m_pending += n;
 }
 
-void CodeCounter::flushInto(std::vector<std::uint64_t> &totals)
+void CodeCounter::flushInto(std::vector<std::uint64_t> &totals, std::vector<std::uint32_t> *touched)
 {
     const std::size_t codes = std::size_t(1) << m_bits;
     totals.resize(codes, 0);
-    // A tensor touches few of the 65,536 codes: skip untouched blocks (a vectorizable OR) so
-    // the per-tensor cost of small BF16 tensors stays small.
-    constexpr std::size_t kBlockCodes = 16;
-    for (std::size_t base = 0; base < codes; base += kBlockCodes) {
-        const std::size_t end = std::min(codes, base + kBlockCodes);
-        std::uint32_t touched = 0;
-        for (std::size_t c = base; c < end; ++c)
-            touched |= m_tables[c] | m_tables[codes + c];
-        if (!touched)
+    // A tensor touches few of the 65,536 codes: skip untouched blocks so the per-tensor cost of
+    // small BF16 tensors stays small. The test ORs 64-bit words (two counters each), which GCC
+    // turns into a few vector instructions; perf found the 32-bit loop at 8% of a BF16 audit.
+    const std::uint32_t *t0 = m_tables.data(), *t1 = m_tables.data() + codes;
+    for (std::size_t base = 0; base < codes; base += kCodeBlock) {
+        const std::size_t end = std::min(codes, base + kCodeBlock);
+        bool used;
+        if (end - base == kCodeBlock) {
+            std::uint64_t any = 0;
+            for (std::size_t c = base; c < end; c += 2)
+                any |= load<std::uint64_t>(reinterpret_cast<const std::byte *>(t0 + c))
+                    | load<std::uint64_t>(reinterpret_cast<const std::byte *>(t1 + c));
+            used = any != 0;
+        } else {
+            std::uint32_t any = 0;
+            for (std::size_t c = base; c < end; ++c)
+                any |= t0[c] | t1[c];
+            used = any != 0;
+        }
+        if (!used)
             continue;
         for (std::size_t c = base; c < end; ++c) {
             totals[c] += std::uint64_t(m_tables[c]) + m_tables[codes + c];
             m_tables[c] = m_tables[codes + c] = 0;
         }
+        if (touched)
+            touched->push_back(static_cast<std::uint32_t>(base));
     }
     m_pending = 0;
     m_dirty = false;

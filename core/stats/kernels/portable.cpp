@@ -2,8 +2,10 @@
 #include "core/stats/kernels/portable.h"
 
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/portableblocks.h"
 #include "core/stats/kernels/prefetch.h"
 #include "core/stats/kernels/scalar.h"
+#include "core/stats/kernels/valuescan.h"
 
 #include <bit>
 #include <cfloat>
@@ -23,14 +25,10 @@ typedef std::int32_t I8 __attribute__((vector_size(32)));
 #define STB_VECTOR_CLONES
 #endif
 
-// Values per block: small enough that float lane counters stay exact (2^24) and that a block
-// with a NaN costs little to redo.
-constexpr std::size_t kBlock = 512;
-
-struct BlockMoments {
-    double sum, squares; // of x - shift
-    float min, max, absMax, zeros;
-};
+using portable::BinThresholds;
+using portable::BlockMoments;
+using portable::kBlock;
+using portable::kMaxVectorBins;
 
 // One block of kBlock floats; false when it holds a NaN or an infinity (the sums say so).
 STB_VECTOR_CLONES
@@ -88,11 +86,12 @@ void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsA
     double sum = 0, squares = 0;
     float mn = INFINITY, mx = -INFINITY, am = 0;
     std::uint64_t finite = 0, zeros = 0;
+    const bool useAvx2 = avx2::enabled();
     std::uint64_t i = 0;
     for (; i + kBlock <= n; i += kBlock) {
         prefetchAhead(p + 4 * i, 4 * kBlock);
         BlockMoments b;
-        if (momentsBlock(p + 4 * i, shift, b)) {
+        if (useAvx2 ? avx2::momentsBlock(p + 4 * i, shift, b) : momentsBlock(p + 4 * i, shift, b)) {
             sum += b.sum;
             squares += b.squares;
             mn = std::min(mn, b.min);
@@ -128,7 +127,6 @@ namespace {
 
 // Pass 2 as counts of values at or above thresholds: a float x is >= a double edge e exactly
 // when x >= the smallest float >= e, so comparing floats decides as the scalar code does.
-constexpr unsigned kMaxVectorBins = 16;
 
 float floatAtOrAbove(double e)
 {
@@ -161,33 +159,29 @@ float outlierThreshold(double mean, double distance, bool down)
     return std::isfinite(x) && far(x) ? x : toward;
 }
 
-struct BinThresholds {
-    unsigned count; // bins + 1: edges[0..bins-1], then "above hi"
-    float at[kMaxVectorBins + 1]; // x >= at[t]
-    float outlierAbove, outlierBelow; // x >= above or x <= below
-};
-
 // One block of kBlock floats: counts[t] += #(x >= at[t]) for t in [from, to), outliers when
-// `far`; false when it holds a NaN or Inf.
+// `far`; false when it holds a NaN or Inf (`knownFinite`: pass 1 found none).
 STB_VECTOR_CLONES
 bool thresholdBlock(const std::byte *p, const BinThresholds &th, unsigned from, unsigned to, bool farOnes,
-    std::uint32_t *counts, std::uint32_t &outliers)
+    bool knownFinite, std::uint32_t *counts, std::uint32_t &outliers)
 {
     // One threshold at a time over the block (2 KiB, in L1 after the first loop), so each
     // counter lives in a register: with all of them in one loop over the values, a number of
     // them known only at run time, GCC kept them in memory and perf found the loop waiting on
     // their stores. Integer lanes: a compare gives -1 where true, subtracted in one operation.
-    F8 check = {};
-    for (std::size_t i = 0; i < kBlock; i += 8) {
-        F8 x;
-        std::memcpy(&x, p + 4 * i, sizeof x);
-        check += x - x; // NaN for NaN and Inf
+    if (!knownFinite) {
+        F8 check = {};
+        for (std::size_t i = 0; i < kBlock; i += 8) {
+            F8 x;
+            std::memcpy(&x, p + 4 * i, sizeof x);
+            check += x - x; // NaN for NaN and Inf
+        }
+        float checked = 0;
+        for (int l = 0; l < 8; ++l)
+            checked += check[l];
+        if (checked != 0)
+            return false;
     }
-    float checked = 0;
-    for (int l = 0; l < 8; ++l)
-        checked += check[l];
-    if (checked != 0)
-        return false;
     auto laneTotal = [](const I8 &c) { // by reference: a 32-byte vector argument changes the ABI without AVX (clang refuses it)
         std::uint32_t total = 0;
         for (int l = 0; l < 8; ++l)
@@ -239,6 +233,7 @@ bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const B
     const std::byte *p = data + first * 4;
     std::uint32_t counts[kMaxVectorBins + 1] = {};
     std::uint32_t far = 0;
+    const bool useAvx2 = avx2::enabled();
     std::uint64_t i = 0;
     for (; i + kBlock <= n; i += kBlock) {
         prefetchAhead(p + 4 * i, 4 * kBlock);
@@ -249,7 +244,8 @@ bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const B
         unsigned from = 0, to = th.count;
         bool farOnes = true;
         const BlockRange *range = ranges ? &ranges[(first + i) / kRangeBlock] : nullptr;
-        if (range && range->lo <= range->hi) {
+        const bool known = range && range->lo <= range->hi; // a range recorded: its values are finite
+        if (known) {
             const float lo = std::bit_cast<float>(avx512::bitsOfKey32(range->lo));
             const float hi = std::bit_cast<float>(avx512::bitsOfKey32(range->hi));
             while (from < to && th.at[from] <= lo)
@@ -258,7 +254,8 @@ bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const B
                 --to;
             farOnes = hi >= th.outlierAbove || lo <= th.outlierBelow;
         }
-        if (thresholdBlock(p + 4 * i, th, from, to, farOnes, blockCounts, blockFar)) {
+        if (useAvx2 ? avx2::thresholdBlock(p + 4 * i, th, from, to, farOnes, known, blockCounts, blockFar)
+                    : thresholdBlock(p + 4 * i, th, from, to, farOnes, known, blockCounts, blockFar)) {
             for (unsigned t = 0; t < th.count; ++t)
                 counts[t] += blockCounts[t];
             far += blockFar;
@@ -285,7 +282,7 @@ namespace {
 // (2/3 of the time, by perf).
 
 constexpr std::size_t kIndexBlock = 4096; // values per block: its numbers fit on the stack
-constexpr unsigned kIndexTables = 4;      // counters interleaved: runs of one bin do not wait on one
+constexpr unsigned kIndexTables = 8;      // counters interleaved: runs of one bin do not wait on one
 
 // Bin numbers of n values (a multiple of 8) into `index`, `bins` (a trash counter) for the values
 // left to binIndex, whose positions go to `slow`; returns how many those are. (avx512::binIndices
@@ -332,6 +329,8 @@ void binsByIndex(const std::byte *p, std::uint64_t n, const BinPlan &plan, std::
         const std::size_t length = static_cast<std::size_t>(std::min<std::uint64_t>(kIndexBlock, n - i));
         const std::size_t slowCount = avx512::enabled() // mask registers make it a fifth faster
             ? avx512::binIndices(p + 4 * i, length, plan.indexLo, plan.indexHi, plan.indexScale, binCount, index, slow)
+            : avx2::enabled()
+            ? avx2::indexBlock(p + 4 * i, length, plan.indexLo, plan.indexHi, plan.indexScale, binCount, index, slow)
             : indexBlock(p + 4 * i, length, plan, binCount, index, slow);
         std::size_t k = 0;
         for (; k + kIndexTables <= length; k += kIndexTables) {

@@ -1,10 +1,11 @@
 #pragma once
 
 // F32 is most of a checkpoint's bytes and the scalar loops spend ~3 and ~5 ns a value on it.
-// These kernels do the same work on 8 floats at a time (GCC vector extensions, compiled for
-// AVX2, AVX and the baseline; the loader picks one). They assume a block of finite values and
-// report when that was wrong; such blocks (NaN, Inf) are redone by the scalar code (scalar.h),
-// so the results are exactly what the scalar code defines.
+// These kernels do the same work on 8 floats at a time: AVX2 intrinsics where the CPU has AVX2
+// (portableavx2.cpp), else GCC vector extensions compiled for AVX and the baseline, the same
+// arithmetic bit for bit (portableblocks.h). They assume a block of finite values and report
+// when that was wrong; such blocks (NaN, Inf) are redone by the scalar code (scalar.h), so the
+// results are exactly what the scalar code defines.
 #include "core/stats/statskernels.h"
 
 #include <cstdint>
