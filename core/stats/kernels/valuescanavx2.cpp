@@ -7,6 +7,7 @@
 #include "core/stats/kernels/valuescan.h"
 
 #include "core/stats/kernels/prefetch.h"
+#include "core/stats/kernels/rowblocks.h"
 
 #include <algorithm>
 #include <atomic>
@@ -240,34 +241,27 @@ STB_AVX2 bool addBlock(const std::byte *p, std::size_t rowBytes, std::size_t row
     return finite;
 }
 
-// All rows, block after block, as valuescanavx512.cpp's addRowsLanes.
+// The family's kernels, for addRowsInBlocks (rowblocks.h).
+struct Lanes {
+    static constexpr std::size_t kColumns = 8 * kVectors;
+    template<DType D> static constexpr bool interleaved() { return kernels::avx2::interleaved<D>(); }
+    template<bool ToInterleaved> STB_AVX2 static void reorder(std::size_t n, float *lo, float *hi, double *sum)
+    {
+        kernels::avx2::reorder<ToInterleaved>(n, lo, hi, sum);
+    }
+    template<DType D>
+    STB_AVX2 static bool addBlock(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
+        float *hi, double *sum, const std::byte *next, bool fresh)
+    {
+        return kernels::avx2::addBlock<D>(p, rowBytes, rows, n, lo, hi, sum, next, fresh);
+    }
+};
+
 template<DType D>
-STB_AVX2 bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo,
-    float *hi, double *sum, bool fresh)
+bool addRowsLanes(const std::byte *p, std::size_t rowBytes, std::size_t rows, std::size_t n, float *lo, float *hi,
+    double *sum, bool fresh)
 {
-    constexpr std::size_t size = D == DType::F32 ? 4 : 2;
-    if (rows == 0) {
-        if (fresh)
-            startColumns(n, lo, hi, sum);
-        return true;
-    }
-    const std::size_t whole = n / (8 * kVectors) * (8 * kVectors);
-    if (interleaved<D>() && !fresh)
-        reorder<true>(whole, lo, hi, sum);
-    bool finite = true;
-    for (std::size_t r = 0; r < rows; r += kRowBlock) {
-        const std::size_t block = std::min(kRowBlock, rows - r);
-        const std::byte *q = p + r * rowBytes;
-        const std::byte *next = r + block < rows ? q + block * rowBytes : nullptr;
-        finite &= addBlock<D>(q, rowBytes, block, whole, lo, hi, sum, next, fresh && r == 0);
-    }
-    if (interleaved<D>())
-        reorder<false>(whole, lo, hi, sum);
-    if (fresh)
-        startColumns(n - whole, lo + whole, hi + whole, sum + whole);
-    return addRowsToColumnsScalar(D, p + size * whole, rowBytes, rows, n - whole, lo + whole, hi + whole,
-               sum + whole)
-        && finite;
+    return addRowsInBlocks<Lanes, D>(p, rowBytes, rows, n, lo, hi, sum, fresh);
 }
 
 } // namespace
