@@ -146,18 +146,42 @@ STB_AVX512 void blockNibbleWide(
         const std::size_t halves = blocks * blockBytes / 32, perBlock = blockBytes / 32;
         const __m512i fifteen = _mm512_set1_epi8(15);
         std::size_t h = 0;
+        const __m512i one = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
+        __m512i codeOf[16];
+        for (unsigned c = 0; c < 16; ++c)
+            codeOf[c] = _mm512_set1_epi8(static_cast<char>(c));
+        std::size_t block = 0, inBlock = 0; // of half h (no division in the loop)
         for (; h + 2 <= halves; h += 2) {
             const __m512i v = _mm512_loadu_si512(codes + 32 * h);
             const __m512i lo = _mm512_and_si512(v, fifteen), hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), fifteen);
-            std::uint32_t *t0 = tables + 16 * (h / perBlock), *t1 = tables + 16 * ((h + 1) / perBlock);
-#pragma GCC unroll 16
-            for (unsigned c = 0; c < 16; ++c) {
-                const __m512i code = _mm512_set1_epi8(static_cast<char>(c));
-                const std::uint64_t a = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(lo, code));
-                const std::uint64_t b = _cvtmask64_u64(_mm512_cmpeq_epi8_mask(hi, code));
-                t0[c] += static_cast<std::uint32_t>(std::popcount(a & 0xFFFFFFFFu) + std::popcount(b & 0xFFFFFFFFu));
-                t1[c] += static_cast<std::uint32_t>(std::popcount(a >> 32) + std::popcount(b >> 32));
+            // Per code, its nibbles per byte (0 to 2) summed over each 8 bytes by vpsadbw (at
+            // most 16), eight codes' sums packed into the bytes of a 64-bit lane.
+            __m512i packed[2];
+            for (unsigned g = 0; g < 2; ++g) {
+                __m512i acc = zero;
+#pragma GCC unroll 8
+                for (unsigned j = 0; j < 8; ++j) {
+                    const __m512i code = codeOf[8 * g + j];
+                    __m512i x = _mm512_maskz_mov_epi8(_mm512_cmpeq_epi8_mask(lo, code), one);
+                    x = _mm512_mask_add_epi8(x, _mm512_cmpeq_epi8_mask(hi, code), x, one);
+                    acc = _mm512_or_si512(acc, _mm512_slli_epi64(_mm512_sad_epu8(x, zero), 8 * j));
+                }
+                // The four 64-bit lanes of each half summed (at most 64 a byte): into lanes 0 and 4.
+                acc = _mm512_add_epi8(acc, _mm512_shuffle_epi32(acc, _MM_PERM_BADC));
+                packed[g] = _mm512_add_epi8(acc, _mm512_shuffle_i64x2(acc, acc, _MM_SHUFFLE(2, 3, 0, 1)));
             }
+            // Lane 0: the first half's 16 counts as bytes; lane 2: the second half's.
+            const __m512i counts = _mm512_unpacklo_epi64(packed[0], packed[1]);
+            std::uint32_t *t0 = tables + 16 * block;
+            if (++inBlock == perBlock)
+                ++block, inBlock = 0;
+            std::uint32_t *t1 = tables + 16 * block;
+            if (++inBlock == perBlock)
+                ++block, inBlock = 0;
+            const __m512i c0 = _mm512_cvtepu8_epi32(_mm512_castsi512_si128(counts));
+            _mm512_storeu_si512(t0, _mm512_add_epi32(_mm512_loadu_si512(t0), c0));
+            const __m512i c1 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(counts, 2));
+            _mm512_storeu_si512(t1, _mm512_add_epi32(_mm512_loadu_si512(t1), c1));
         }
         if (h < halves) { // one half left: the last block's last 32 bytes
             const std::uint8_t *in = codes + 32 * h;

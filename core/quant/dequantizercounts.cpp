@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 namespace stb {
 
@@ -230,12 +231,15 @@ void Dequantizer::countFlat(std::uint64_t first, std::uint64_t n, DequantScratch
         sink.take(values, packed, used);
     };
     const auto flushBlocks = [&] {
-        for (std::uint64_t b = firstBlock; b <= lastBlock; ++b) {
-            const float s = blockScale(b);
-            for (unsigned c = 0; c < 16; ++c)
-                values[16 * (b - firstBlock) + c] = m_fourBit[c] * s;
-        }
-        sink.take(values, tables, 16 * (lastBlock - firstBlock + 1));
+        const std::uint64_t blocks = lastBlock - firstBlock + 1;
+        scratch.scales.resize(blocks);
+        if (m_scale.dtype == DType::F32) // bitsandbytes' absmax
+            std::memcpy(scratch.scales.data(), m_scale.data + 4 * firstBlock, 4 * blocks);
+        else
+            for (std::uint64_t b = 0; b < blocks; ++b)
+                scratch.scales[b] = blockScale(firstBlock + b);
+        quant::scaledTablesRun(m_fourBit.data(), scratch.scales.data(), blocks, values);
+        sink.take(values, tables, 16 * blocks);
         firstBlock = UINT64_MAX;
     };
     // Element p is in byte p/2: MXFP4 puts even elements in the low nibble, bitsandbytes odd ones.

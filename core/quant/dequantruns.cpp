@@ -82,6 +82,20 @@ STB_BODY void nibbleBody(const std::uint8_t *__restrict codes, const float *__re
     }
 }
 
+STB_BODY void scaledTablesBody(
+    const float *__restrict table16, const float *__restrict scales, std::size_t blocks, float *__restrict out)
+{
+    for (std::size_t b = 0; b < blocks; ++b) {
+        for (std::size_t c = 0; c < 16; ++c)
+            out[16 * b + c] = table16[c] * scales[b];
+    }
+}
+
+STB_AVX512 void scaledTablesWide(const float *table16, const float *scales, std::size_t blocks, float *out)
+{
+    scaledTablesBody(table16, scales, blocks, out);
+}
+
 STB_AVX512 void affineWide(const std::byte *words, unsigned shift, std::uint32_t mask, const float *zeros,
     const float *scales, std::size_t n, float *out)
 {
@@ -181,4 +195,13 @@ void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const floa
     else
         nibbleBody(codes, table16, scales, blocks, blockBytes, out);
 }
+
+void scaledTablesRun(const float *table16, const float *scales, std::size_t blocks, float *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        scaledTablesWide(table16, scales, blocks, out);
+    else
+        scaledTablesBody(table16, scales, blocks, out);
+}
+
 } // namespace stb::quant

@@ -36,6 +36,10 @@ void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out);
 void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const float *scales, std::size_t blocks,
     std::size_t blockBytes, float *out);
 
+// out[16 · b + c] = table16[c] * scales[b] for b < blocks: the values of each block's 16 codes,
+// as nibbleBlocksRun computes them (code counting's values of bitsandbytes 4-bit blocks).
+void scaledTablesRun(const float *table16, const float *scales, std::size_t blocks, float *out);
+
 // Code counting of 4-bit codes (Dequantizer::countStorage), tables of 16 counts added to:
 // GPTQ: `rows` rows (each `stride` bytes after the last) of `columns` 32-bit words whose 8 nibbles
 // all belong to the word's column: tables[column · 16 + code].

@@ -142,8 +142,16 @@ public:
                 const std::size_t slowCount = kernels::avx512::binIndices(
                     reinterpret_cast<const std::byte *>(values + k), length, m_plan.indexLo, m_plan.indexHi,
                     m_plan.indexScale, m_bins, index, slow);
-                for (std::size_t j = 0; j < length; ++j) // out of range or slow: the trash, m_bins
-                    tables[(j % Worker::kBinTables) * stride + index[j]] += counts[k + j];
+                // Out of range or slow: the trash, m_bins. Length is a multiple of kBinTables.
+                static_assert(Worker::kBinTables == 4);
+                std::uint64_t *t0 = tables, *t1 = t0 + stride, *t2 = t1 + stride, *t3 = t2 + stride;
+                const std::uint32_t *c = counts + k;
+                for (std::size_t j = 0; j < length; j += 4) {
+                    t0[index[j]] += c[j];
+                    t1[index[j + 1]] += c[j + 1];
+                    t2[index[j + 2]] += c[j + 2];
+                    t3[index[j + 3]] += c[j + 3];
+                }
                 for (std::size_t s = 0; s < slowCount; ++s)
                     binOne(values[k + slow[s]], counts[k + slow[s]]);
                 k += length;
