@@ -2,6 +2,7 @@
 
 #include "core/concurrency/parallel.h"
 #include "core/io/busguard.h"
+#include "core/io/largealloc.h"
 #include "core/quant/dequantruns.h"
 #include "core/stats/kernels/avx512.h"
 #include "core/stats/secondpass.h"
@@ -19,6 +20,9 @@ namespace {
 using kernels::kChunkElements;
 // Values decoded at once and handed to the kernels while they are still in the L1 cache.
 constexpr std::uint64_t kBatch = 8192;
+// Code counting's tape at most (Dequantizer::tapeBytes): a byte per 4 elements of a bitsandbytes
+// weight in blocks of 64, per 8 of GPTQ or AWQ groups of 128.
+constexpr std::uint64_t kMaxTape = std::uint64_t(256) << 20;
 
 struct Worker {
     Worker(unsigned bins, const Dequantizer &dequantizer, bool decodes)
@@ -315,9 +319,18 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
         dequantizer, countingUnit(dequantizer, threads), threads, bins, false, std::move(stop), progress);
 
     Kept kept(dequantizer);
+    // Too many pairs to keep (groups of 32 to 255): pass 1 records the counts a byte each, when
+    // that takes at most kMaxTape bytes, and pass 2 replays them instead of counting again.
+    std::vector<std::uint8_t, LargeAllocator<std::uint8_t>> tape;
+    const std::uint64_t tapeStride = dequantizer.tapesCounts() ? dequantizer.tapeBytes(analysis.unit) : 0;
+    const std::uint64_t ranges = (analysis.elements + analysis.unit - 1) / analysis.unit;
+    if (kept.overflow && tapeStride && ranges * tapeStride <= kMaxTape)
+        tape.resize(ranges * tapeStride);
+    const auto tapeOf = [&](std::uint64_t first) { return tape.data() + first / analysis.unit * tapeStride; };
     if (!analysis.pass([&](Worker &worker, std::uint64_t first, std::uint64_t n) {
             MomentSink sink(worker, kept);
-            dequantizer.countStorage(first, n, worker.scratch, sink);
+            dequantizer.countStorage(
+                first, n, worker.scratch, sink, tape.empty() ? CountTape {} : CountTape { tapeOf(first), nullptr });
             sink.finish(worker.acc);
         }))
         return std::nullopt;
@@ -345,7 +358,8 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
         }
         return analysis.pass([&](Worker &worker, std::uint64_t first, std::uint64_t n) {
             BinSink sink(plan, worker);
-            dequantizer.countStorage(first, n, worker.scratch, sink);
+            dequantizer.countStorage(
+                first, n, worker.scratch, sink, tape.empty() ? CountTape {} : CountTape { nullptr, tapeOf(first) });
             sink.finish();
         });
     };

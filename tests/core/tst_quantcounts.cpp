@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -199,6 +200,25 @@ void tst_QuantCounts::countsEqualValues()
         for (std::uint64_t at = 0; at < values.size(); at += piece)
             dq->countStorage(at, std::min<std::uint64_t>(piece, values.size() - at), scratch, sink);
         QVERIFY2(sink.set == decoded, qPrintable(QStringLiteral("pieces of %1").arg(piece)));
+        if (!dq->tapesCounts())
+            continue;
+        // Recorded on a tape a piece at a time, then replayed (reading no code): the same.
+        std::vector<std::uint8_t> tape;
+        std::vector<std::uint64_t> starts;
+        CollectSink recorded, replayed;
+        for (std::uint64_t at = 0; at < values.size(); at += piece) {
+            const std::uint64_t n = std::min<std::uint64_t>(piece, values.size() - at);
+            // Each piece's bytes and a guard after them, which recording must leave alone.
+            starts.push_back(tape.size());
+            tape.resize(tape.size() + dq->tapeBytes(n) + 64, 0xEE);
+            dq->countStorage(at, n, scratch, recorded, CountTape { tape.data() + starts.back(), nullptr });
+            QVERIFY(std::all_of(tape.end() - 64, tape.end(), [](std::uint8_t b) { return b == 0xEE; }));
+        }
+        for (std::uint64_t at = 0, k = 0; at < values.size(); at += piece, ++k)
+            dq->countStorage(at, std::min<std::uint64_t>(piece, values.size() - at), scratch, replayed,
+                CountTape { nullptr, tape.data() + starts[k] });
+        QVERIFY2(recorded.set == decoded, qPrintable(QStringLiteral("recorded in pieces of %1").arg(piece)));
+        QVERIFY2(replayed.set == decoded, qPrintable(QStringLiteral("replayed in pieces of %1").arg(piece)));
     }
 
     // Progress ends where the decoding analyzer's does (at its total when pass 2 runs), whether
