@@ -41,8 +41,10 @@ struct Worker {
     std::vector<std::uint64_t> binTables;
     std::uint64_t outliers = 0;
     // Pass 1's counts kept for pass 2 (when few: see Kept), so that it need not count again.
-    std::vector<float> keptValues;
-    std::vector<std::uint32_t> keptCounts;
+    // Reserved up to Kept::limit in huge pages: grown in 4 KiB pages, megabytes of them cost a
+    // page fault each (tens of microseconds on a virtual machine), more than the counting.
+    std::vector<float, LargeAllocator<float>> keptValues;
+    std::vector<std::uint32_t, LargeAllocator<std::uint32_t>> keptCounts;
 };
 
 // The (value, count) pairs all workers keep, up to a bound: a scale shared by thousands of
@@ -319,6 +321,12 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
         dequantizer, countingUnit(dequantizer, threads), threads, bins, false, std::move(stop), progress);
 
     Kept kept(dequantizer);
+    if (!kept.overflow) {
+        for (Worker &worker : analysis.workers) {
+            worker.keptValues.reserve(kept.limit);
+            worker.keptCounts.reserve(kept.limit);
+        }
+    }
     // Too many pairs to keep (groups of 32 to 255): pass 1 records the counts a byte each, when
     // that takes at most kMaxTape bytes, and pass 2 replays them instead of counting again.
     std::vector<std::uint8_t, LargeAllocator<std::uint8_t>> tape;

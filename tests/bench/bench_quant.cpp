@@ -9,7 +9,7 @@
 // reads for its visible rows, at its most) and a 1024×1024-cell heatmap of each weight against
 // readRect and summarizeHeatmap on the BF16 tensor; then the same on the transposed plane (a
 // 1,000 × 64-cell screenful and a 1024×1024-cell heatmap).
-//   bench_quant FOLDER [ROWS COLS]   (BENCH_SCHEME=gptq: that scheme only; BENCH_BINS=10: bins;
+//   bench_quant FOLDER [ROWS COLS]   (BENCH_SCHEME=gptq or "gptq 8-bit": that scheme only; BENCH_BINS=10: bins;
 //   BENCH_BOTH=1: where code counting runs, the decoding analyzer as well, as a same-run "before")
 #include "benchutil.h"
 
@@ -284,7 +284,11 @@ int main(int argc, char **argv)
         return Times { base[3], timed[3], baseCpu[3], timedCpu[3] };
     };
     for (const auto &w : view.weights()) {
-        if (only && quantSchemeName(w.scheme) != only)
+        // GPTQ, AWQ and pack-quantized come in several widths: say which.
+        std::string label(quantSchemeName(w.scheme));
+        if (w.scheme == QuantScheme::Gptq || w.scheme == QuantScheme::Awq || w.scheme == QuantScheme::PackQuantized)
+            label += " " + std::to_string(w.bits) + "-bit";
+        if (only && quantSchemeName(w.scheme) != only && label != only)
             continue;
         const auto dq = Dequantizer::make(*checkpoint, w, error);
         if (!dq) {
@@ -294,10 +298,6 @@ int main(int argc, char **argv)
         }
         analyzeQuantized(*dq, options);
         const auto [baseMs, ms, baseCpuMs, cpuMs] = inTurn([&] { analyzeQuantized(*dq, options); });
-        // GPTQ, AWQ and pack-quantized come in several widths: say which.
-        std::string label(quantSchemeName(w.scheme));
-        if (w.scheme == QuantScheme::Gptq || w.scheme == QuantScheme::Awq || w.scheme == QuantScheme::PackQuantized)
-            label += " " + std::to_string(w.bits) + "-bit";
         std::printf("%-20s %10.1f ms %8.0f M values/s  %.2fx BF16 (%.1f ms in turn)  CPU %.2fx  (%s)\n",
             label.c_str(), ms, elements / ms / 1e3, baseMs / ms, baseMs, baseCpuMs / cpuMs,
             dq->countingPays() ? "code counts" : "decoded values");
