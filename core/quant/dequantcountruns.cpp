@@ -2,7 +2,9 @@
 // body and an AVX-512 wrapper of compares per code.
 #include "core/quant/dequantruns.h"
 
+#include "core/quant/dequantrunsavx2.h"
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
 
 #include <algorithm>
 #include <bit>
@@ -258,6 +260,8 @@ void blockNibbleCounts(const std::uint8_t *codes, std::size_t blockBytes, std::s
 {
     if (STB_WIDE_RUNS && kernels::avx512::enabled())
         blockNibbleWide(codes, blockBytes, blocks, tables);
+    else if (blockBytes % 32 == 0 && kernels::avx2::enabled())
+        avx2::blockNibbleCounts(codes, blockBytes, blocks, tables);
     else
         blockNibbleBody(codes, blockBytes, blocks, tables);
 }

@@ -2,7 +2,10 @@
 // dequantruns.cpp.
 #include "core/quant/dequantruns.h"
 
+#include "core/quant/dequantrunsavx2.h"
+#include "core/quant/momentlanes.h"
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
 
 #include <cmath>
 
@@ -15,45 +18,16 @@ namespace {
 STB_BODY void momentsBody(const float *__restrict values, const std::uint32_t *__restrict counts, std::size_t n,
     double shift, CountedMoments &m)
 {
-    constexpr std::size_t kLanes = 8;
-    double finite[kLanes] = {}, zeros[kLanes] = {}, nan[kLanes] = {}, posInf[kLanes] = {}, negInf[kLanes] = {},
-           sum[kLanes] = {}, squares[kLanes] = {};
-    float lo[kLanes], hi[kLanes];
-    for (std::size_t j = 0; j < kLanes; ++j)
-        lo[j] = INFINITY, hi[j] = -INFINITY;
+    MomentLanes lanes;
+    constexpr std::size_t kLanes = MomentLanes::kLanes;
     const std::size_t whole = n - n % kLanes;
-    const auto lane = [&](std::size_t j, float v, std::uint32_t count) {
-        const double c = static_cast<double>(count);
-        const bool isFinite = (v - v) == 0.0f; // false for NaN and ±Inf
-        const double cf = isFinite ? c : 0.0, d = isFinite ? static_cast<double>(v) - shift : 0.0;
-        finite[j] += cf;
-        sum[j] += cf * d;
-        squares[j] += cf * d * d;
-        zeros[j] += v == 0.0f ? c : 0.0;
-        nan[j] += v != v ? c : 0.0;
-        posInf[j] += v == INFINITY ? c : 0.0;
-        negInf[j] += v == -INFINITY ? c : 0.0;
-        const bool seen = isFinite && count != 0;
-        lo[j] = seen && v < lo[j] ? v : lo[j];
-        hi[j] = seen && v > hi[j] ? v : hi[j];
-    };
     for (std::size_t k = 0; k < whole; k += kLanes) {
         for (std::size_t j = 0; j < kLanes; ++j)
-            lane(j, values[k + j], counts[k + j]);
+            lanes.add(j, values[k + j], counts[k + j], shift);
     }
     for (std::size_t k = whole; k < n; ++k)
-        lane(k - whole, values[k], counts[k]);
-    for (std::size_t j = 0; j < kLanes; ++j) {
-        m.finite += finite[j];
-        m.zeros += zeros[j];
-        m.nan += nan[j];
-        m.posInf += posInf[j];
-        m.negInf += negInf[j];
-        m.sum += sum[j];
-        m.squares += squares[j];
-        m.lo = lo[j] < m.lo ? lo[j] : m.lo;
-        m.hi = hi[j] > m.hi ? hi[j] : m.hi;
-    }
+        lanes.add(k - whole, values[k], counts[k], shift);
+    lanes.finish(m);
 }
 
 // Sixteen pairs at a time, in two halves of eight doubles (the compiler does not vectorize the
@@ -120,6 +94,8 @@ void countedMomentsRun(
 {
     if (STB_WIDE_RUNS && kernels::avx512::enabled())
         momentsWide(values, counts, n, shift, m);
+    else if (kernels::avx2::enabled())
+        avx2::countedMoments(values, counts, n, shift, m);
     else
         momentsBody(values, counts, n, shift, m);
 }

@@ -4,7 +4,9 @@
 #include "core/io/busguard.h"
 #include "core/io/largealloc.h"
 #include "core/quant/dequantruns.h"
+#include "core/quant/dequantrunsavx2.h"
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
 #include "core/stats/secondpass.h"
 #include "core/stats/statskernels.h"
 
@@ -140,14 +142,18 @@ public:
         std::uint64_t *tables = m_worker.binTables.data();
         const std::size_t stride = m_bins + 1;
         std::size_t k = 0;
-        if (m_plan.indexed && kernels::avx512::enabled()) {
+        const bool wide = kernels::avx512::enabled();
+        if (m_plan.indexed && (wide || kernels::avx2::enabled())) {
             constexpr std::size_t kBlock = 1024;
             alignas(64) std::uint32_t index[kBlock], slow[kBlock];
-            while (n - k >= 16) {
-                const std::size_t length = std::min(kBlock, (n - k) / 16 * 16);
-                const std::size_t slowCount = kernels::avx512::binIndices(
-                    reinterpret_cast<const std::byte *>(values + k), length, m_plan.indexLo, m_plan.indexHi,
-                    m_plan.indexScale, m_bins, index, slow);
+            const std::size_t step = wide ? 16 : 8;
+            while (n - k >= step) {
+                const std::size_t length = std::min(kBlock, (n - k) / step * step);
+                const std::size_t slowCount = wide
+                    ? kernels::avx512::binIndices(reinterpret_cast<const std::byte *>(values + k), length,
+                          m_plan.indexLo, m_plan.indexHi, m_plan.indexScale, m_bins, index, slow)
+                    : quant::avx2::binIndices(values + k, length, m_plan.indexLo, m_plan.indexHi, m_plan.indexScale,
+                          m_bins, index, slow);
                 // Out of range or slow: the trash, m_bins. Length is a multiple of kBinTables.
                 static_assert(Worker::kBinTables == 4);
                 std::uint64_t *t0 = tables, *t1 = t0 + stride, *t2 = t1 + stride, *t3 = t2 + stride;

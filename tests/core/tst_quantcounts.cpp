@@ -8,6 +8,7 @@
 #include "core/quant/quantanalyzer.h"
 #include "core/quant/quantview.h"
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
 #include "core/stats/tensoranalyzer.h"
 #include "tests/support/quantfixtures.h"
 #include "tests/support/statscompare.h"
@@ -231,9 +232,11 @@ void tst_QuantCounts::countsEqualValues()
     }
     QCOMPARE(last[1], last[0]);
 
-    // The statistics, on 1 and 3 threads, with the AVX-512 kernels and without.
-    for (bool wide : { true, false }) {
-        kernels::avx512::setEnabled(wide);
+    // The statistics, on 1 and 3 threads, with the AVX-512 kernels, the AVX2 ones of the portable
+    // family, and the portable bodies.
+    for (int family = 0; family < 3; ++family) {
+        kernels::avx512::setEnabled(family == 0);
+        kernels::avx2::setEnabled(family == 1);
         for (unsigned bins : { 16u, 64u }) {
             const auto reference = analyzeTensor(DType::F32,
                 std::as_bytes(std::span<const float>(values)), values.size(), AnalysisOptions { bins, 1, false });
@@ -268,6 +271,7 @@ void tst_QuantCounts::countsEqualValues()
         }
     }
     kernels::avx512::setEnabled(true);
+    kernels::avx2::setEnabled(true);
 }
 
 QTEST_GUILESS_MAIN(tst_QuantCounts)
