@@ -243,8 +243,10 @@ void columnNibbleCounts(const std::byte *words, std::size_t stride, std::size_t 
 {
     if (STB_WIDE_RUNS && kernels::avx512::enabled())
         columnNibbleWide(words, stride, rows, columns, tables);
-    else
-        columnNibbleBody(words, stride, rows, columns, tables);
+    else {
+        const std::size_t c0 = kernels::avx2::enabled() ? avx2::columnNibbleCounts(words, stride, rows, columns, tables) : 0;
+        columnNibbleBody(words + 4 * c0, stride, rows, columns - c0, tables + 16 * c0);
+    }
 }
 
 void slotNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
@@ -252,8 +254,11 @@ void slotNibbleCounts(const std::byte *words, std::size_t stride, std::size_t ro
 {
     if (STB_WIDE_RUNS && kernels::avx512::enabled())
         slotNibbleWide(words, stride, rows, columns, rowWords, tables);
-    else
-        slotNibbleBody(words, stride, rows, columns, rowWords, tables);
+    else {
+        const std::size_t c0
+            = kernels::avx2::enabled() ? avx2::slotNibbleCounts(words, stride, rows, columns, rowWords, tables) : 0;
+        slotNibbleBody(words + 4 * c0, stride, rows, columns - c0, rowWords, tables + 16 * c0);
+    }
 }
 
 void blockNibbleCounts(const std::uint8_t *codes, std::size_t blockBytes, std::size_t blocks, std::uint32_t *tables)

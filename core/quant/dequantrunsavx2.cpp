@@ -6,6 +6,7 @@
 
 #include "core/quant/momentlanes.h"
 
+#include <algorithm>
 #include <cmath>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -117,6 +118,88 @@ STB_AVX2 void blockNibbleImpl(
     }
 }
 
+// Per byte lane of 32-byte rows, how many of its low nibbles (which & 1) and high nibbles
+// (which & 2) equal code 8·g + j, added to acc[j]: at most 255 in all.
+template<unsigned which>
+STB_AVX2 inline void laneCodeCounts(
+    const std::byte *p, std::size_t stride, std::size_t rows, unsigned g, __m256i *acc)
+{
+    const __m256i fifteen = _mm256_set1_epi8(15);
+    for (std::size_t r = 0; r < rows; ++r) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + r * stride));
+        const __m256i lo = _mm256_and_si256(v, fifteen), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), fifteen);
+#pragma GCC unroll 8
+        for (unsigned j = 0; j < 8; ++j) {
+            const __m256i code = _mm256_set1_epi8(static_cast<char>(8 * g + j));
+            if (which & 1)
+                acc[j] = _mm256_sub_epi8(acc[j], _mm256_cmpeq_epi8(lo, code));
+            if (which & 2)
+                acc[j] = _mm256_sub_epi8(acc[j], _mm256_cmpeq_epi8(hi, code));
+        }
+    }
+}
+
+STB_AVX2 std::size_t columnNibbleImpl(
+    const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns, std::uint32_t *tables)
+{
+    const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
+    alignas(32) std::uint32_t sums[8][8];
+    std::size_t c0 = 0;
+    for (; c0 + 8 <= columns; c0 += 8) {
+        for (std::size_t r0 = 0; r0 < rows; r0 += 127) {
+            const std::size_t n = std::min<std::size_t>(127, rows - r0);
+            for (unsigned g = 0; g < 2; ++g) { // codes 0-7, then 8-15: sixteen counters would spill
+                __m256i acc[8];
+                for (auto &a : acc)
+                    a = _mm256_setzero_si256();
+                laneCodeCounts<3>(words + r0 * stride + 4 * c0, stride, n, g, acc);
+                for (unsigned j = 0; j < 8; ++j) // the four bytes of a word's lane summed
+                    _mm256_store_si256(reinterpret_cast<__m256i *>(sums[j]),
+                        _mm256_madd_epi16(_mm256_maddubs_epi16(acc[j], ones8), ones16));
+                for (unsigned lane = 0; lane < 8; ++lane) {
+                    for (unsigned j = 0; j < 8; ++j)
+                        tables[(c0 + lane) * 16 + 8 * g + j] += sums[j][lane];
+                }
+            }
+        }
+    }
+    return c0;
+}
+
+STB_AVX2 std::size_t slotNibbleImpl(const std::byte *words, std::size_t stride, std::size_t rows,
+    std::size_t columns, std::size_t rowWords, std::uint32_t *tables)
+{
+    alignas(32) std::uint8_t bytes[8][32];
+    std::size_t c0 = 0;
+    for (; c0 + 8 <= columns; c0 += 8) {
+        for (std::size_t r0 = 0; r0 < rows; r0 += 255) {
+            const std::size_t n = std::min<std::size_t>(255, rows - r0);
+            for (unsigned high = 0; high < 2; ++high) {
+                for (unsigned g = 0; g < 2; ++g) {
+                    __m256i acc[8];
+                    for (auto &a : acc)
+                        a = _mm256_setzero_si256();
+                    if (high)
+                        laneCodeCounts<2>(words + r0 * stride + 4 * c0, stride, n, g, acc);
+                    else
+                        laneCodeCounts<1>(words + r0 * stride + 4 * c0, stride, n, g, acc);
+                    for (unsigned j = 0; j < 8; ++j)
+                        _mm256_store_si256(reinterpret_cast<__m256i *>(bytes[j]), acc[j]);
+                    // Byte lane 4w + k: word c0 + w, nibble slot 2k (+1 for the high nibble).
+                    for (unsigned k = 0; k < 4; ++k) {
+                        std::uint32_t *t = tables + ((2 * k + high) * rowWords + c0) * 16 + 8 * g;
+                        for (unsigned w = 0; w < 8; ++w) {
+                            for (unsigned j = 0; j < 8; ++j)
+                                t[w * 16 + j] += bytes[j][4 * w + k];
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return c0;
+}
+
 // As kernels' indexBlock (portable.cpp) does with GCC's generic vectors.
 STB_AVX2 std::size_t binIndicesImpl(const float *values, std::size_t n, float lo, float hi, float scale,
     unsigned bins, std::uint32_t *index, std::uint32_t *slow)
@@ -161,6 +244,18 @@ void blockNibbleCounts(
     blockNibbleImpl(codes, blockBytes, blocks, tables);
 }
 
+std::size_t columnNibbleCounts(
+    const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns, std::uint32_t *tables)
+{
+    return columnNibbleImpl(words, stride, rows, columns, tables);
+}
+
+std::size_t slotNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
+    std::size_t rowWords, std::uint32_t *tables)
+{
+    return slotNibbleImpl(words, stride, rows, columns, rowWords, tables);
+}
+
 std::size_t binIndices(const float *values, std::size_t n, float lo, float hi, float scale, unsigned bins,
     std::uint32_t *index, std::uint32_t *slow)
 {
@@ -171,6 +266,14 @@ std::size_t binIndices(const float *values, std::size_t n, float lo, float hi, f
 
 void countedMoments(const float *, const std::uint32_t *, std::size_t, double, CountedMoments &) { }
 void blockNibbleCounts(const std::uint8_t *, std::size_t, std::size_t, std::uint32_t *) { }
+std::size_t columnNibbleCounts(const std::byte *, std::size_t, std::size_t, std::size_t, std::uint32_t *)
+{
+    return 0;
+}
+std::size_t slotNibbleCounts(const std::byte *, std::size_t, std::size_t, std::size_t, std::size_t, std::uint32_t *)
+{
+    return 0;
+}
 std::size_t binIndices(
     const float *, std::size_t, float, float, float, unsigned, std::uint32_t *, std::uint32_t *)
 {

@@ -19,6 +19,13 @@ void countedMoments(
 void blockNibbleCounts(
     const std::uint8_t *codes, std::size_t blockBytes, std::size_t blocks, std::uint32_t *tables);
 
+// columnNibbleCounts and slotNibbleCounts over the first columns, a multiple of 8: returns how
+// many it counted (the caller counts the rest).
+std::size_t columnNibbleCounts(
+    const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns, std::uint32_t *tables);
+std::size_t slotNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
+    std::size_t rowWords, std::uint32_t *tables);
+
 // The bin of each of n floats (a multiple of 8) as the portable statistics kernels find it
 // fast (kernels::avx512::binIndices' contract): index[k] in [0, bins) where (v - lo) · scale is
 // in range and not within 1/256 of an edge, else `bins`, with k listed in `slow` for the exact

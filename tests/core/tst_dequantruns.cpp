@@ -78,6 +78,8 @@ private slots:
     void countedMoments();
     void blockNibbleCounts_data();
     void blockNibbleCounts();
+    void wordNibbleCounts_data();
+    void wordNibbleCounts();
     void avx2BinIndices();
 };
 
@@ -165,6 +167,50 @@ void tst_DequantRuns::blockNibbleCounts()
     quant::blockNibbleCounts(
         codes.data(), static_cast<std::size_t>(blockBytes), static_cast<std::size_t>(blocks), got.data());
     QCOMPARE(got, expected);
+}
+
+void tst_DequantRuns::wordNibbleCounts_data()
+{
+    QTest::addColumn<int>("family");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("columns");
+    for (int family : { Avx512, Avx2 })
+        for (int rows : { 1, 130, 300 }) // past 127 and 255: the byte counters' flushes
+            for (int columns : { 8, 13, 16, 40 })
+                QTest::newRow(qPrintable(QStringLiteral("%1 %2 rows x %3")
+                                             .arg(family == Avx512 ? u"avx512" : u"avx2")
+                                             .arg(rows)
+                                             .arg(columns)))
+                    << family << rows << columns;
+}
+
+// GPTQ's column counts and AWQ's slot counts over rows of 32-bit words, with a stride wider than
+// the columns counted and (AWQ) rows longer than them.
+void tst_DequantRuns::wordNibbleCounts()
+{
+    QFETCH(int, family);
+    QFETCH(int, rows);
+    QFETCH(int, columns);
+    const std::size_t r = static_cast<std::size_t>(rows), c = static_cast<std::size_t>(columns);
+    const std::size_t stride = 4 * c + 12, rowWords = c + 3;
+    std::mt19937 rng(static_cast<unsigned>(rows * 1000 + columns));
+    std::vector<std::byte> words(r * stride);
+    for (std::size_t k = 0; k < words.size(); ++k)
+        words[k] = k % 89 < 30 ? std::byte { 0xAA } : static_cast<std::byte>(rng());
+    std::vector<std::uint32_t> columnExpected(16 * c, 3), slotExpected(8 * rowWords * 16, 3);
+    std::vector<std::uint32_t> columnGot = columnExpected, slotGot = slotExpected;
+    {
+        UseFamily portable(Portable);
+        quant::columnNibbleCounts(words.data(), stride, r, c, columnExpected.data());
+        quant::slotNibbleCounts(words.data(), stride, r, c, rowWords, slotExpected.data());
+    }
+    UseFamily use(static_cast<Family>(family));
+    if (!use.ok)
+        QSKIP("this CPU cannot run that family");
+    quant::columnNibbleCounts(words.data(), stride, r, c, columnGot.data());
+    quant::slotNibbleCounts(words.data(), stride, r, c, rowWords, slotGot.data());
+    QCOMPARE(columnGot, columnExpected);
+    QCOMPARE(slotGot, slotExpected);
 }
 
 // The AVX2 bin indices against the rule they implement, lane by lane.
