@@ -27,11 +27,8 @@ void Dequantizer::countGrouped(
     const auto flush = [&] {
         if (scratch.group != group)
             loadGroup(group, scratch);
-        for (std::uint64_t r = lo; r < hi; ++r) {
-            const float z = scratch.zeros[r], s = scratch.scales[r];
-            for (unsigned c = 0; c < codesPer; ++c) // as affineRun
-                values[r * codesPer + c] = (static_cast<float>(c) - z) * s;
-        }
+        quant::affineTablesRun(
+            scratch.zeros.data() + lo, scratch.scales.data() + lo, hi - lo, codesPer, values + lo * codesPer);
         tapeTables(scratch, tables + lo * codesPer, (hi - lo) * codesPer);
         sink.take(values + lo * codesPer, tables + lo * codesPer, (hi - lo) * codesPer);
         lo = UINT64_MAX;

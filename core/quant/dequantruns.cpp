@@ -96,6 +96,31 @@ STB_AVX512 void scaledTablesWide(const float *table16, const float *scales, std:
     scaledTablesBody(table16, scales, blocks, out);
 }
 
+template<unsigned codes>
+STB_BODY void affineTablesBody(const float *__restrict zeros, const float *__restrict scales, std::size_t positions,
+    float *__restrict out)
+{
+    for (std::size_t r = 0; r < positions; ++r) {
+        for (unsigned c = 0; c < codes; ++c)
+            out[r * codes + c] = (static_cast<float>(c) - zeros[r]) * scales[r];
+    }
+}
+
+template<unsigned codes>
+STB_AVX512 void affineTablesWide(const float *zeros, const float *scales, std::size_t positions, float *out)
+{
+    affineTablesBody<codes>(zeros, scales, positions, out);
+}
+
+template<unsigned codes>
+void affineTablesPick(const float *zeros, const float *scales, std::size_t positions, float *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        affineTablesWide<codes>(zeros, scales, positions, out);
+    else
+        affineTablesBody<codes>(zeros, scales, positions, out);
+}
+
 STB_AVX512 void affineWide(const std::byte *words, unsigned shift, std::uint32_t mask, const float *zeros,
     const float *scales, std::size_t n, float *out)
 {
@@ -202,6 +227,23 @@ void scaledTablesRun(const float *table16, const float *scales, std::size_t bloc
         scaledTablesWide(table16, scales, blocks, out);
     else
         scaledTablesBody(table16, scales, blocks, out);
+}
+
+void affineTablesRun(const float *zeros, const float *scales, std::size_t positions, unsigned codes, float *out)
+{
+    switch (codes) {
+    case 4:
+        return affineTablesPick<4>(zeros, scales, positions, out);
+    case 16:
+        return affineTablesPick<16>(zeros, scales, positions, out);
+    case 256:
+        return affineTablesPick<256>(zeros, scales, positions, out);
+    default:
+        for (std::size_t r = 0; r < positions; ++r) {
+            for (unsigned c = 0; c < codes; ++c)
+                out[r * codes + c] = (static_cast<float>(c) - zeros[r]) * scales[r];
+        }
+    }
 }
 
 } // namespace stb::quant

@@ -40,6 +40,10 @@ void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const floa
 // as nibbleBlocksRun computes them (code counting's values of bitsandbytes 4-bit blocks).
 void scaledTablesRun(const float *table16, const float *scales, std::size_t blocks, float *out);
 
+// out[r · codes + c] = (float(c) - zeros[r]) * scales[r] for r < positions, c < codes: the values
+// of each position's codes, as affineRun computes them (GPTQ and AWQ groups' code counts).
+void affineTablesRun(const float *zeros, const float *scales, std::size_t positions, unsigned codes, float *out);
+
 // Code counting of 4-bit codes (Dequantizer::countStorage), tables of 16 counts added to:
 // GPTQ: `rows` rows (each `stride` bytes after the last) of `columns` 32-bit words whose 8 nibbles
 // all belong to the word's column: tables[column · 16 + code].
