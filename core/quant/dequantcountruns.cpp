@@ -220,12 +220,24 @@ STB_AVX512 void widenWide(const std::uint8_t *bytes, std::size_t n, std::uint32_
     widenBody(bytes, n, out);
 }
 
+STB_AVX2 void narrowAvx2(const std::uint32_t *counts, std::size_t n, std::uint8_t *out)
+{
+    narrowBody(counts, n, out);
+}
+
+STB_AVX2 void widenAvx2(const std::uint8_t *bytes, std::size_t n, std::uint32_t *out)
+{
+    widenBody(bytes, n, out);
+}
+
 } // namespace
 
 void narrowCounts(const std::uint32_t *counts, std::size_t n, std::uint8_t *out)
 {
     if (STB_WIDE_RUNS && kernels::avx512::enabled())
         narrowWide(counts, n, out);
+    else if (STB_WIDE_RUNS && kernels::avx2::enabled())
+        narrowAvx2(counts, n, out);
     else
         narrowBody(counts, n, out);
 }
@@ -234,6 +246,8 @@ void widenCounts(const std::uint8_t *bytes, std::size_t n, std::uint32_t *out)
 {
     if (STB_WIDE_RUNS && kernels::avx512::enabled())
         widenWide(bytes, n, out);
+    else if (STB_WIDE_RUNS && kernels::avx2::enabled())
+        widenAvx2(bytes, n, out);
     else
         widenBody(bytes, n, out);
 }

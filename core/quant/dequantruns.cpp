@@ -5,6 +5,7 @@
 #include "core/quant/dequantruns.h"
 
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
 
 #include <bit>
 #include <cstring>
@@ -92,6 +93,11 @@ STB_BODY void scaledTablesBody(
 }
 
 STB_AVX512 void scaledTablesWide(const float *table16, const float *scales, std::size_t blocks, float *out)
+{
+    scaledTablesBody(table16, scales, blocks, out);
+}
+
+STB_AVX2 void scaledTablesAvx2(const float *table16, const float *scales, std::size_t blocks, float *out)
 {
     scaledTablesBody(table16, scales, blocks, out);
 }
@@ -225,6 +231,8 @@ void scaledTablesRun(const float *table16, const float *scales, std::size_t bloc
 {
     if (STB_WIDE_RUNS && kernels::avx512::enabled())
         scaledTablesWide(table16, scales, blocks, out);
+    else if (STB_WIDE_RUNS && kernels::avx2::enabled())
+        scaledTablesAvx2(table16, scales, blocks, out);
     else
         scaledTablesBody(table16, scales, blocks, out);
 }

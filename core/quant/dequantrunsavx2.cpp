@@ -43,6 +43,7 @@ STB_AVX2 void momentsImpl(
             const __m256 counted
                 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(c, _mm256_setzero_si256())); // count == 0
             const __m256 seen = _mm256_andnot_ps(counted, isFinite);
+            const bool allFinite = _mm256_movemask_ps(isFinite) == 0xFF;
             lo = _mm256_blendv_ps(lo, v, _mm256_and_ps(seen, _mm256_cmp_ps(v, lo, _CMP_LT_OQ)));
             hi = _mm256_blendv_ps(hi, v, _mm256_and_ps(seen, _mm256_cmp_ps(v, hi, _CMP_GT_OQ)));
             for (unsigned h = 0; h < 2; ++h) {
@@ -59,6 +60,10 @@ STB_AVX2 void momentsImpl(
                 sum[h] = _mm256_add_pd(sum[h], cfd);
                 squares[h] = _mm256_add_pd(squares[h], _mm256_mul_pd(cfd, d));
                 zeros[h] = _mm256_add_pd(zeros[h], _mm256_and_pd(cd, _mm256_cmp_pd(vd, zero, _CMP_EQ_OQ)));
+                // All finite (the rule): NaN and the infinities would add +0, which leaves a sum of
+                // non-negative counts as it is.
+                if (allFinite)
+                    continue;
                 nan[h] = _mm256_add_pd(nan[h], _mm256_and_pd(cd, _mm256_cmp_pd(vd, vd, _CMP_UNORD_Q)));
                 posInf[h] = _mm256_add_pd(posInf[h], _mm256_and_pd(cd, _mm256_cmp_pd(vd, inf, _CMP_EQ_OQ)));
                 negInf[h]
