@@ -132,7 +132,8 @@ STB_AVX2 inline void laneCodeCounts(
     const __m256i fifteen = _mm256_set1_epi8(15);
     for (std::size_t r = 0; r < rows; ++r) {
         const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + r * stride));
-        const __m256i lo = _mm256_and_si256(v, fifteen), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), fifteen);
+        const __m256i lo = _mm256_and_si256(v, fifteen),
+                      hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), fifteen);
 #pragma GCC unroll 8
         for (unsigned j = 0; j < 8; ++j) {
             const __m256i code = _mm256_set1_epi8(static_cast<char>(8 * g + j));
@@ -255,8 +256,8 @@ std::size_t columnNibbleCounts(
     return columnNibbleImpl(words, stride, rows, columns, tables);
 }
 
-std::size_t slotNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
-    std::size_t rowWords, std::uint32_t *tables)
+std::size_t slotNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows,
+    std::size_t columns, std::size_t rowWords, std::uint32_t *tables)
 {
     return slotNibbleImpl(words, stride, rows, columns, rowWords, tables);
 }
@@ -275,7 +276,8 @@ std::size_t columnNibbleCounts(const std::byte *, std::size_t, std::size_t, std:
 {
     return 0;
 }
-std::size_t slotNibbleCounts(const std::byte *, std::size_t, std::size_t, std::size_t, std::size_t, std::uint32_t *)
+std::size_t slotNibbleCounts(
+    const std::byte *, std::size_t, std::size_t, std::size_t, std::size_t, std::uint32_t *)
 {
     return 0;
 }

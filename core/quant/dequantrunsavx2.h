@@ -23,8 +23,8 @@ void blockNibbleCounts(
 // many it counted (the caller counts the rest).
 std::size_t columnNibbleCounts(
     const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns, std::uint32_t *tables);
-std::size_t slotNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
-    std::size_t rowWords, std::uint32_t *tables);
+std::size_t slotNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows,
+    std::size_t columns, std::size_t rowWords, std::uint32_t *tables);
 
 // The bin of each of n floats (a multiple of 8) as the portable statistics kernels find it
 // fast (kernels::avx512::binIndices' contract): index[k] in [0, bins) where (v - lo) · scale is
