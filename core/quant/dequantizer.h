@@ -29,12 +29,21 @@ struct CodeBytes {
 // One thread's working space for Dequantizer::decodeStorage: the scales and zero-points of the
 // group being decoded, converted to floats once per group instead of once per value.
 // Dequantizer::countStorage's count tables (cleared between calls) and the values of one run.
+// Where Dequantizer::countStorage writes the counts it reports, a byte each (`record`), or
+// reads them from instead of counting codes (`replay`): the statistics' pass 1 records, and
+// pass 2 reports the same values and counts without reading a code. Null: neither.
+struct CountTape {
+    std::uint8_t *record = nullptr;
+    const std::uint8_t *replay = nullptr;
+};
+
 struct DequantScratch {
     const Dequantizer *owner = nullptr;
     std::uint64_t group = UINT64_MAX;
     std::vector<float> scales, zeros;
     std::vector<std::uint32_t> counts;
     std::vector<float> values;
+    CountTape tape; // countStorage's, for the call under way
 };
 
 // What Dequantizer::countStorage reports, in batches: for every k < n, `counts[k]` elements
@@ -122,7 +131,13 @@ public:
     // order, or logical order for the 4-bit blocks), into `sink`: over [0, elements()) the same
     // multiset of values decode() gives. Leaves the scratch's tables cleared.
     // Precondition: countsCodes(). Reads the mapping (call it inside runGuarded).
-    void countStorage(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
+    void countStorage(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink,
+        CountTape tape = {}) const;
+    // Whether countStorage can record to a CountTape and replay it (every count it reports fits a
+    // byte: bitsandbytes 4-bit blocks without double quantization, GPTQ, AWQ and pack-quantized
+    // groups of at most 255), and how many bytes it records for a range of n positions at most.
+    bool tapesCounts() const;
+    std::uint64_t tapeBytes(std::uint64_t n) const;
 
 private:
     struct Source {
@@ -142,6 +157,7 @@ private:
     void countFlat(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
     void countGrouped(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
     void countPacked(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
+    static void tapeTables(DequantScratch &scratch, std::uint32_t *tables, std::size_t n);
     void fp8Run(const std::uint8_t *codes, float scale, std::uint64_t n, float *out) const;
     void loadGroup(std::uint64_t group, DequantScratch &scratch) const; // GPTQ and AWQ
     void storageGrouped(std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const;

@@ -27,20 +27,21 @@ void Dequantizer::countGrouped(
     const auto flush = [&] {
         if (scratch.group != group)
             loadGroup(group, scratch);
-        for (std::uint64_t r = lo; r < hi; ++r) {
-            const float z = scratch.zeros[r], s = scratch.scales[r];
-            for (unsigned c = 0; c < codesPer; ++c) // as affineRun
-                values[r * codesPer + c] = (static_cast<float>(c) - z) * s;
-        }
+        quant::affineTablesRun(
+            scratch.zeros.data() + lo, scratch.scales.data() + lo, hi - lo, codesPer, values + lo * codesPer);
+        tapeTables(scratch, tables + lo * codesPer, (hi - lo) * codesPer);
         sink.take(values + lo * codesPer, tables + lo * codesPer, (hi - lo) * codesPer);
         lo = UINT64_MAX;
         hi = 0;
     };
+    const bool replay = scratch.tape.replay != nullptr; // the tables come from the tape
     // Inputs [i0, i1) of positions [r0, r1) each; whole rows a block of outputs at a time, so
     // that the block's tables stay in the L1 cache while all its inputs are counted.
     const auto count = [&](std::uint64_t i0, std::uint64_t i1, std::uint64_t r0, std::uint64_t r1) {
         lo = std::min(lo, r0);
         hi = std::max(hi, r1);
+        if (replay)
+            return;
         if (bits == 4 && r0 == 0 && r1 == outputs) { // whole rows of 4-bit codes: the vector loops
             if (gptq && i0 % 8 == 0 && i1 % 8 == 0)
                 return quant::columnNibbleCounts(
@@ -117,10 +118,12 @@ void Dequantizer::countPacked(
             for (unsigned c = 0; c < codesPer; ++c) // as decodeRow
                 values[g * codesPer + c] = (static_cast<float>(c) - half - z) * s;
         }
+        tapeTables(scratch, tables + lo * codesPer, (hi - lo) * codesPer);
         sink.take(values + lo * codesPer, tables + lo * codesPer, (hi - lo) * codesPer);
         lo = UINT64_MAX;
         hi = 0;
     };
+    const bool replay = scratch.tape.replay != nullptr; // the tables come from the tape
     const std::uint64_t end = first + n;
     for (std::uint64_t p = first; p < end;) {
         const std::uint64_t r = p / m_cols, i0 = p % m_cols;
@@ -131,6 +134,13 @@ void Dequantizer::countPacked(
         }
         const std::uint64_t g = std::min(i0 / groupSize, m_groups - 1);
         const std::byte *words = m_codes.data + 4 * row * m_scaleCols;
+        if (replay) { // the row's groups up to the range's end, not counted
+            const std::uint64_t i1 = std::min(m_cols, i0 + (end - p));
+            lo = std::min(lo, g);
+            hi = std::max(hi, std::min(m_groups - 1, (i1 - 1) / groupSize) + 1);
+            p += i1 - i0;
+            continue;
+        }
         if (bits == 4 && i0 % groupSize == 0 && groupSize % 64 == 0) { // whole groups: the vector loop
             const std::uint64_t limit = std::min(m_cols, i0 + (end - p));
             const std::uint64_t whole = std::min((limit - i0) / groupSize, m_groups - 1 - g);

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 
 namespace stb {
 
@@ -94,6 +95,53 @@ unsigned Dequantizer::codeBits() const
 bool Dequantizer::countingPays() const
 {
     return countsCodes() && codeBits() <= 8 && scaleRun() >= (std::uint64_t(1) << codeBits());
+}
+
+bool Dequantizer::tapesCounts() const
+{
+    if (!countsCodes() || scaleRun() > 255)
+        return false;
+    switch (m_scheme) {
+    case QuantScheme::BnbNf4:
+    case QuantScheme::BnbFp4:
+        return !m_nestedAbsmax.data;
+    case QuantScheme::Gptq:
+    case QuantScheme::Awq:
+    case QuantScheme::PackQuantized:
+        return true;
+    default:
+        return false;
+    }
+}
+
+std::uint64_t Dequantizer::tapeBytes(std::uint64_t n) const
+{
+    const std::uint64_t codes = std::uint64_t(1) << codeBits();
+    switch (m_scheme) {
+    case QuantScheme::BnbNf4:
+    case QuantScheme::BnbFp4:
+        return codes * (n / m_groupSize + 2); // a table per block touched
+    case QuantScheme::Gptq:
+    case QuantScheme::Awq:
+        return codes * (n / m_groupSize + 2 * m_rows); // a table per output, per group touched
+    case QuantScheme::PackQuantized:
+        return codes * m_groups * (n / m_cols + 2); // a table per group, per row touched
+    default:
+        return 0;
+    }
+}
+
+// Before a flush reports tables[0, n): their counts recorded, or replayed into them.
+void Dequantizer::tapeTables(DequantScratch &scratch, std::uint32_t *tables, std::size_t n)
+{
+    CountTape &tape = scratch.tape;
+    if (tape.replay) {
+        quant::widenCounts(tape.replay, n, tables);
+        tape.replay += n;
+    } else if (tape.record) {
+        quant::narrowCounts(tables, n, tape.record);
+        tape.record += n;
+    }
 }
 
 std::uint64_t Dequantizer::countSpan() const
@@ -230,20 +278,32 @@ void Dequantizer::countFlat(std::uint64_t first, std::uint64_t n, DequantScratch
         sink.take(values, packed, used);
     };
     const auto flushBlocks = [&] {
-        for (std::uint64_t b = firstBlock; b <= lastBlock; ++b) {
-            const float s = blockScale(b);
-            for (unsigned c = 0; c < 16; ++c)
-                values[16 * (b - firstBlock) + c] = m_fourBit[c] * s;
-        }
-        sink.take(values, tables, 16 * (lastBlock - firstBlock + 1));
+        const std::uint64_t blocks = lastBlock - firstBlock + 1;
+        scratch.scales.resize(blocks);
+        if (m_scale.dtype == DType::F32) // bitsandbytes' absmax
+            std::memcpy(scratch.scales.data(), m_scale.data + 4 * firstBlock, 4 * blocks);
+        else
+            for (std::uint64_t b = 0; b < blocks; ++b)
+                scratch.scales[b] = blockScale(firstBlock + b);
+        quant::scaledTablesRun(m_fourBit.data(), scratch.scales.data(), blocks, values);
+        tapeTables(scratch, tables, 16 * blocks);
+        sink.take(values, tables, 16 * blocks);
         firstBlock = UINT64_MAX;
     };
+    const std::uint64_t end = first + n;
+    if (!joint && scratch.tape.replay && n) { // the blocks' tables from the tape, kBlocksPerRun at a time
+        for (std::uint64_t b = first / block, last = (end - 1) / block; b <= last; b = lastBlock + 1) {
+            firstBlock = b;
+            lastBlock = std::min(last, b + kBlocksPerRun - 1);
+            flushBlocks();
+        }
+        return;
+    }
     // Element p is in byte p/2: MXFP4 puts even elements in the low nibble, bitsandbytes odd ones.
     const auto one = [&](std::uint64_t p, std::uint32_t *t) {
         const std::uint8_t byte = codes[p / 2];
         ++t[((p & 1) == 0) == lowFirst ? (byte & 15) : (byte >> 4)];
     };
-    const std::uint64_t end = first + n;
     for (std::uint64_t p = first; p < end;) {
         const std::uint64_t b = p / block, stop = std::min(end, (b + 1) * block);
         std::uint32_t *t;
@@ -288,8 +348,9 @@ void Dequantizer::countFlat(std::uint64_t first, std::uint64_t n, DequantScratch
 }
 
 void Dequantizer::countStorage(
-    std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const
+    std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink, CountTape tape) const
 {
+    scratch.tape = tapesCounts() ? tape : CountTape {};
     if (scratch.owner != this) {
         scratch.owner = this;
         scratch.group = UINT64_MAX;

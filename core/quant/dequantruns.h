@@ -36,6 +36,14 @@ void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out);
 void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const float *scales, std::size_t blocks,
     std::size_t blockBytes, float *out);
 
+// out[16 · b + c] = table16[c] * scales[b] for b < blocks: the values of each block's 16 codes,
+// as nibbleBlocksRun computes them (code counting's values of bitsandbytes 4-bit blocks).
+void scaledTablesRun(const float *table16, const float *scales, std::size_t blocks, float *out);
+
+// out[r · codes + c] = (float(c) - zeros[r]) * scales[r] for r < positions, c < codes: the values
+// of each position's codes, as affineRun computes them (GPTQ and AWQ groups' code counts).
+void affineTablesRun(const float *zeros, const float *scales, std::size_t positions, unsigned codes, float *out);
+
 // Code counting of 4-bit codes (Dequantizer::countStorage), tables of 16 counts added to:
 // GPTQ: `rows` rows (each `stride` bytes after the last) of `columns` 32-bit words whose 8 nibbles
 // all belong to the word's column: tables[column · 16 + code].
@@ -48,6 +56,10 @@ void slotNibbleCounts(const std::byte *words, std::size_t stride, std::size_t ro
 // Blocks of `blockBytes` bytes (a multiple of 32), both nibbles of block b's bytes in
 // tables[b · 16 + code] (bitsandbytes blocks, pack-quantized groups).
 void blockNibbleCounts(const std::uint8_t *codes, std::size_t blockBytes, std::size_t blocks, std::uint32_t *tables);
+
+// A CountTape's bytes: out[k] = counts[k] (each below 256), and back.
+void narrowCounts(const std::uint32_t *counts, std::size_t n, std::uint8_t *out);
+void widenCounts(const std::uint8_t *bytes, std::size_t n, std::uint32_t *out);
 
 // Moments of counted values (code counting's pass 1): over k < n, counts[k] elements of value
 // values[k]; finite values summed around `shift` in double, in 8 lanes (so the loop is a vector

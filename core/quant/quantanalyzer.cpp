@@ -2,8 +2,11 @@
 
 #include "core/concurrency/parallel.h"
 #include "core/io/busguard.h"
+#include "core/io/largealloc.h"
 #include "core/quant/dequantruns.h"
+#include "core/quant/dequantrunsavx2.h"
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
 #include "core/stats/secondpass.h"
 #include "core/stats/statskernels.h"
 
@@ -19,6 +22,9 @@ namespace {
 using kernels::kChunkElements;
 // Values decoded at once and handed to the kernels while they are still in the L1 cache.
 constexpr std::uint64_t kBatch = 8192;
+// Code counting's tape at most (Dequantizer::tapeBytes): a byte per 4 elements of a bitsandbytes
+// weight in blocks of 64, per 8 of GPTQ or AWQ groups of 128.
+constexpr std::uint64_t kMaxTape = std::uint64_t(256) << 20;
 
 struct Worker {
     Worker(unsigned bins, const Dequantizer &dequantizer, bool decodes)
@@ -37,8 +43,10 @@ struct Worker {
     std::vector<std::uint64_t> binTables;
     std::uint64_t outliers = 0;
     // Pass 1's counts kept for pass 2 (when few: see Kept), so that it need not count again.
-    std::vector<float> keptValues;
-    std::vector<std::uint32_t> keptCounts;
+    // Reserved up to Kept::limit in huge pages: grown in 4 KiB pages, megabytes of them cost a
+    // page fault each (tens of microseconds on a virtual machine), more than the counting.
+    std::vector<float, LargeAllocator<float>> keptValues;
+    std::vector<std::uint32_t, LargeAllocator<std::uint32_t>> keptCounts;
 };
 
 // The (value, count) pairs all workers keep, up to a bound: a scale shared by thousands of
@@ -134,16 +142,28 @@ public:
         std::uint64_t *tables = m_worker.binTables.data();
         const std::size_t stride = m_bins + 1;
         std::size_t k = 0;
-        if (m_plan.indexed && kernels::avx512::enabled()) {
+        const bool wide = kernels::avx512::enabled();
+        if (m_plan.indexed && (wide || kernels::avx2::enabled())) {
             constexpr std::size_t kBlock = 1024;
             alignas(64) std::uint32_t index[kBlock], slow[kBlock];
-            while (n - k >= 16) {
-                const std::size_t length = std::min(kBlock, (n - k) / 16 * 16);
-                const std::size_t slowCount = kernels::avx512::binIndices(
-                    reinterpret_cast<const std::byte *>(values + k), length, m_plan.indexLo, m_plan.indexHi,
-                    m_plan.indexScale, m_bins, index, slow);
-                for (std::size_t j = 0; j < length; ++j) // out of range or slow: the trash, m_bins
-                    tables[(j % Worker::kBinTables) * stride + index[j]] += counts[k + j];
+            const std::size_t step = wide ? 16 : 8;
+            while (n - k >= step) {
+                const std::size_t length = std::min(kBlock, (n - k) / step * step);
+                const std::size_t slowCount = wide
+                    ? kernels::avx512::binIndices(reinterpret_cast<const std::byte *>(values + k), length,
+                          m_plan.indexLo, m_plan.indexHi, m_plan.indexScale, m_bins, index, slow)
+                    : quant::avx2::binIndices(values + k, length, m_plan.indexLo, m_plan.indexHi, m_plan.indexScale,
+                          m_bins, index, slow);
+                // Out of range or slow: the trash, m_bins. Length is a multiple of kBinTables.
+                static_assert(Worker::kBinTables == 4);
+                std::uint64_t *t0 = tables, *t1 = t0 + stride, *t2 = t1 + stride, *t3 = t2 + stride;
+                const std::uint32_t *c = counts + k;
+                for (std::size_t j = 0; j < length; j += 4) {
+                    t0[index[j]] += c[j];
+                    t1[index[j + 1]] += c[j + 1];
+                    t2[index[j + 2]] += c[j + 2];
+                    t3[index[j + 3]] += c[j + 3];
+                }
                 for (std::size_t s = 0; s < slowCount; ++s)
                     binOne(values[k + slow[s]], counts[k + slow[s]]);
                 k += length;
@@ -307,9 +327,24 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
         dequantizer, countingUnit(dequantizer, threads), threads, bins, false, std::move(stop), progress);
 
     Kept kept(dequantizer);
+    if (!kept.overflow) {
+        for (Worker &worker : analysis.workers) {
+            worker.keptValues.reserve(kept.limit);
+            worker.keptCounts.reserve(kept.limit);
+        }
+    }
+    // Too many pairs to keep (groups of 32 to 255): pass 1 records the counts a byte each, when
+    // that takes at most kMaxTape bytes, and pass 2 replays them instead of counting again.
+    std::vector<std::uint8_t, LargeAllocator<std::uint8_t>> tape;
+    const std::uint64_t tapeStride = dequantizer.tapesCounts() ? dequantizer.tapeBytes(analysis.unit) : 0;
+    const std::uint64_t ranges = (analysis.elements + analysis.unit - 1) / analysis.unit;
+    if (kept.overflow && tapeStride && ranges * tapeStride <= kMaxTape)
+        tape.resize(ranges * tapeStride);
+    const auto tapeOf = [&](std::uint64_t first) { return tape.data() + first / analysis.unit * tapeStride; };
     if (!analysis.pass([&](Worker &worker, std::uint64_t first, std::uint64_t n) {
             MomentSink sink(worker, kept);
-            dequantizer.countStorage(first, n, worker.scratch, sink);
+            dequantizer.countStorage(
+                first, n, worker.scratch, sink, tape.empty() ? CountTape {} : CountTape { tapeOf(first), nullptr });
             sink.finish(worker.acc);
         }))
         return std::nullopt;
@@ -337,7 +372,8 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
         }
         return analysis.pass([&](Worker &worker, std::uint64_t first, std::uint64_t n) {
             BinSink sink(plan, worker);
-            dequantizer.countStorage(first, n, worker.scratch, sink);
+            dequantizer.countStorage(
+                first, n, worker.scratch, sink, tape.empty() ? CountTape {} : CountTape { nullptr, tapeOf(first) });
             sink.finish();
         });
     };

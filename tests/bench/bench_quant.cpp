@@ -9,7 +9,7 @@
 // reads for its visible rows, at its most) and a 1024×1024-cell heatmap of each weight against
 // readRect and summarizeHeatmap on the BF16 tensor; then the same on the transposed plane (a
 // 1,000 × 64-cell screenful and a 1024×1024-cell heatmap).
-//   bench_quant FOLDER [ROWS COLS]   (BENCH_SCHEME=gptq: that scheme only; BENCH_BINS=10: bins;
+//   bench_quant FOLDER [ROWS COLS]   (BENCH_SCHEME=gptq or "gptq 8-bit": that scheme only; BENCH_BINS=10: bins;
 //   BENCH_BOTH=1: where code counting runs, the decoding analyzer as well, as a same-run "before")
 #include "benchutil.h"
 
@@ -34,6 +34,7 @@
 #include <vector>
 
 using namespace stb;
+using stb::bench::medianCpuMs;
 using stb::bench::medianMs;
 
 namespace {
@@ -159,13 +160,25 @@ int main(int argc, char **argv)
     const std::string path = std::string(argv[1]) + "/bench_quant.safetensors";
     const auto specs = specsFor(rows, cols);
     std::string error;
-    if (!writeFile(
-            path, specs, {},
-            [&](std::size_t i, std::span<std::byte> out) { fill(specs[i], out, rows, cols); }, error)) {
-        std::fprintf(stderr, "bench_quant: %s\n", error.c_str());
-        return 1;
+    // A file of this size left by BENCH_KEEP=1 is used again: writing it takes longer than the
+    // statistics.
+    auto checkpoint = Checkpoint::open(path, error);
+    const auto sized = [&] {
+        for (const auto &t : checkpoint->tensors())
+            if (t.info->name == "bf16.weight")
+                return t.info->shape == std::vector<std::uint64_t> { rows, cols };
+        return false;
+    };
+    if (!checkpoint || checkpoint->tensors().size() != specs.size() || !sized()) {
+        checkpoint.reset();
+        if (!writeFile(
+                path, specs, {},
+                [&](std::size_t i, std::span<std::byte> out) { fill(specs[i], out, rows, cols); }, error)) {
+            std::fprintf(stderr, "bench_quant: %s\n", error.c_str());
+            return 1;
+        }
+        checkpoint = Checkpoint::open(path, error);
     }
-    const auto checkpoint = Checkpoint::open(path, error);
     if (!checkpoint) {
         std::fprintf(stderr, "bench_quant: %s\n", error.c_str());
         return 1;
@@ -245,21 +258,37 @@ int main(int argc, char **argv)
             std::remove(path.c_str());
         return 0;
     }
-    std::vector<std::pair<std::string, double>> ratios;
+    struct Ratio {
+        std::string label;
+        double wall, cpu;
+    };
+    std::vector<Ratio> ratios;
     // The BF16 statistics and a scheme's timed in turn, seven times each, and each median: other
     // work on the machine comes and goes during a run, and this way it skews both alike.
+    // The CPU time of all threads too: unlike wall time it does not count the slices other work on
+    // a shared machine took.
+    struct Times {
+        double baseMs, ms, baseCpuMs, cpuMs;
+    };
     const auto inTurn = [&](const auto &fn) {
-        std::vector<double> base, timed;
+        std::vector<double> base, timed, baseCpu, timedCpu;
+        const auto bf16 = [&] { analyzeTensor(DType::BF16, bytes, rows * cols, options); };
         for (int r = 0; r < 7; ++r) {
-            base.push_back(medianMs(1, [&] { analyzeTensor(DType::BF16, bytes, rows * cols, options); }));
+            base.push_back(medianMs(1, bf16));
             timed.push_back(medianMs(1, fn));
+            baseCpu.push_back(medianCpuMs(CLOCK_PROCESS_CPUTIME_ID, 1, bf16));
+            timedCpu.push_back(medianCpuMs(CLOCK_PROCESS_CPUTIME_ID, 1, fn));
         }
-        std::sort(base.begin(), base.end());
-        std::sort(timed.begin(), timed.end());
-        return std::pair { base[3], timed[3] };
+        for (auto *v : { &base, &timed, &baseCpu, &timedCpu })
+            std::sort(v->begin(), v->end());
+        return Times { base[3], timed[3], baseCpu[3], timedCpu[3] };
     };
     for (const auto &w : view.weights()) {
-        if (only && quantSchemeName(w.scheme) != only)
+        // GPTQ, AWQ and pack-quantized come in several widths: say which.
+        std::string label(quantSchemeName(w.scheme));
+        if (w.scheme == QuantScheme::Gptq || w.scheme == QuantScheme::Awq || w.scheme == QuantScheme::PackQuantized)
+            label += " " + std::to_string(w.bits) + "-bit";
+        if (only && quantSchemeName(w.scheme) != only && label != only)
             continue;
         const auto dq = Dequantizer::make(*checkpoint, w, error);
         if (!dq) {
@@ -268,24 +297,22 @@ int main(int argc, char **argv)
             continue;
         }
         analyzeQuantized(*dq, options);
-        const auto [baseMs, ms] = inTurn([&] { analyzeQuantized(*dq, options); });
-        // GPTQ, AWQ and pack-quantized come in several widths: say which.
-        std::string label(quantSchemeName(w.scheme));
-        if (w.scheme == QuantScheme::Gptq || w.scheme == QuantScheme::Awq || w.scheme == QuantScheme::PackQuantized)
-            label += " " + std::to_string(w.bits) + "-bit";
-        std::printf("%-20s %10.1f ms %8.0f M values/s  %.2fx BF16 (%.1f ms in turn)  (%s)\n", label.c_str(), ms,
-            elements / ms / 1e3, baseMs / ms, baseMs, dq->countingPays() ? "code counts" : "decoded values");
-        ratios.emplace_back(label, baseMs / ms);
+        const auto [baseMs, ms, baseCpuMs, cpuMs] = inTurn([&] { analyzeQuantized(*dq, options); });
+        std::printf("%-20s %10.1f ms %8.0f M values/s  %.2fx BF16 (%.1f ms in turn)  CPU %.2fx  (%s)\n",
+            label.c_str(), ms, elements / ms / 1e3, baseMs / ms, baseMs, baseCpuMs / cpuMs,
+            dq->countingPays() ? "code counts" : "decoded values");
+        ratios.push_back({ label, baseMs / ms, baseCpuMs / cpuMs });
         // BENCH_BOTH=1: the decoding analyzer too (what every scheme ran before code counting).
         if (std::getenv("BENCH_BOTH") && dq->countingPays()) {
             analyzeQuantizedValues(*dq, options);
-            const auto [valuesBaseMs, valuesMs] = inTurn([&] { analyzeQuantizedValues(*dq, options); });
-            std::printf("%-20s %10.1f ms %8.0f M values/s  %.2fx BF16 (%.1f ms in turn)  (decoded values)\n",
-                label.c_str(), valuesMs, elements / valuesMs / 1e3, valuesBaseMs / valuesMs, valuesBaseMs);
+            const auto t = inTurn([&] { analyzeQuantizedValues(*dq, options); });
+            std::printf("%-20s %10.1f ms %8.0f M values/s  %.2fx BF16 (%.1f ms in turn)  CPU %.2fx  (decoded values)\n",
+                label.c_str(), t.ms, elements / t.ms / 1e3, t.baseMs / t.ms, t.baseMs, t.baseCpuMs / t.cpuMs);
         }
     }
-    for (const auto &[label, ratio] : ratios)
-        std::printf("issue 13: %s dequantized stats / BF16 stats = %.2f (target >= 0.5)\n", label.c_str(), ratio);
+    for (const auto &[label, ratio, cpu] : ratios)
+        std::printf("issue 13: %s dequantized stats / BF16 stats = %.2f (target >= 0.5; CPU time %.2f)\n",
+            label.c_str(), ratio, cpu);
     if (!std::getenv("BENCH_KEEP"))
         std::remove(path.c_str());
     return 0;

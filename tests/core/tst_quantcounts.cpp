@@ -8,6 +8,7 @@
 #include "core/quant/quantanalyzer.h"
 #include "core/quant/quantview.h"
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
 #include "core/stats/tensoranalyzer.h"
 #include "tests/support/quantfixtures.h"
 #include "tests/support/statscompare.h"
@@ -15,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -199,6 +201,25 @@ void tst_QuantCounts::countsEqualValues()
         for (std::uint64_t at = 0; at < values.size(); at += piece)
             dq->countStorage(at, std::min<std::uint64_t>(piece, values.size() - at), scratch, sink);
         QVERIFY2(sink.set == decoded, qPrintable(QStringLiteral("pieces of %1").arg(piece)));
+        if (!dq->tapesCounts())
+            continue;
+        // Recorded on a tape a piece at a time, then replayed (reading no code): the same.
+        std::vector<std::uint8_t> tape;
+        std::vector<std::uint64_t> starts;
+        CollectSink recorded, replayed;
+        for (std::uint64_t at = 0; at < values.size(); at += piece) {
+            const std::uint64_t n = std::min<std::uint64_t>(piece, values.size() - at);
+            // Each piece's bytes and a guard after them, which recording must leave alone.
+            starts.push_back(tape.size());
+            tape.resize(tape.size() + dq->tapeBytes(n) + 64, 0xEE);
+            dq->countStorage(at, n, scratch, recorded, CountTape { tape.data() + starts.back(), nullptr });
+            QVERIFY(std::all_of(tape.end() - 64, tape.end(), [](std::uint8_t b) { return b == 0xEE; }));
+        }
+        for (std::uint64_t at = 0, k = 0; at < values.size(); at += piece, ++k)
+            dq->countStorage(at, std::min<std::uint64_t>(piece, values.size() - at), scratch, replayed,
+                CountTape { nullptr, tape.data() + starts[k] });
+        QVERIFY2(recorded.set == decoded, qPrintable(QStringLiteral("recorded in pieces of %1").arg(piece)));
+        QVERIFY2(replayed.set == decoded, qPrintable(QStringLiteral("replayed in pieces of %1").arg(piece)));
     }
 
     // Progress ends where the decoding analyzer's does (at its total when pass 2 runs), whether
@@ -211,9 +232,11 @@ void tst_QuantCounts::countsEqualValues()
     }
     QCOMPARE(last[1], last[0]);
 
-    // The statistics, on 1 and 3 threads, with the AVX-512 kernels and without.
-    for (bool wide : { true, false }) {
-        kernels::avx512::setEnabled(wide);
+    // The statistics, on 1 and 3 threads, with the AVX-512 kernels, the AVX2 ones of the portable
+    // family, and the portable bodies.
+    for (int family = 0; family < 3; ++family) {
+        kernels::avx512::setEnabled(family == 0);
+        kernels::avx2::setEnabled(family == 1);
         for (unsigned bins : { 16u, 64u }) {
             const auto reference = analyzeTensor(DType::F32,
                 std::as_bytes(std::span<const float>(values)), values.size(), AnalysisOptions { bins, 1, false });
@@ -248,6 +271,7 @@ void tst_QuantCounts::countsEqualValues()
         }
     }
     kernels::avx512::setEnabled(true);
+    kernels::avx2::setEnabled(true);
 }
 
 QTEST_GUILESS_MAIN(tst_QuantCounts)

@@ -1,0 +1,288 @@
+// Code counting of 4-bit codes (dequantruns.h), built with -O3 like dequantruns.cpp: a portable
+// body and an AVX-512 wrapper of compares per code.
+#include "core/quant/dequantruns.h"
+
+#include "core/quant/dequantrunsavx2.h"
+#include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "core/quant/runtarget.h"
+
+namespace stb::quant {
+
+namespace {
+
+STB_BODY void columnNibbleBody(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
+    std::uint32_t *tables)
+{
+    for (std::size_t r = 0; r < rows; ++r) {
+        const std::byte *row = words + r * stride;
+        for (std::size_t c = 0; c < columns; ++c) {
+            std::uint32_t word;
+            std::memcpy(&word, row + 4 * c, 4);
+            std::uint32_t *t = tables + 16 * c;
+            for (unsigned j = 0; j < 8; ++j, word >>= 4)
+                ++t[word & 15];
+        }
+    }
+}
+
+STB_BODY void slotNibbleBody(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
+    std::size_t rowWords, std::uint32_t *tables)
+{
+    for (std::size_t r = 0; r < rows; ++r) {
+        const std::byte *row = words + r * stride;
+        for (std::size_t c = 0; c < columns; ++c) {
+            std::uint32_t word;
+            std::memcpy(&word, row + 4 * c, 4);
+            for (unsigned s = 0; s < 8; ++s, word >>= 4)
+                ++tables[(s * rowWords + c) * 16 + (word & 15)];
+        }
+    }
+}
+
+STB_BODY void blockNibbleBody(
+    const std::uint8_t *codes, std::size_t blockBytes, std::size_t blocks, std::uint32_t *tables)
+{
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::uint8_t *in = codes + b * blockBytes;
+        std::uint32_t *t = tables + 16 * b;
+        for (std::size_t k = 0; k < blockBytes; ++k) {
+            ++t[in[k] & 15];
+            ++t[in[k] >> 4];
+        }
+    }
+}
+#if STB_WIDE_RUNS
+// Per byte lane and code, how many of the lane's nibbles (low, high or both, by `which`) equal
+// the code, over `rows` rows of 64 bytes: acc[code] += 1 per row and nibble counted (at most
+// 255 in all).
+template<unsigned which>
+STB_AVX512 void laneCodeCounts(const std::byte *p, std::size_t stride, std::size_t rows, __m512i *acc)
+{
+    const __m512i fifteen = _mm512_set1_epi8(15), minusOne = _mm512_set1_epi8(-1);
+    for (std::size_t r = 0; r < rows; ++r) {
+        const __m512i v = _mm512_loadu_si512(p + r * stride);
+        const __m512i lo = _mm512_and_si512(v, fifteen), hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), fifteen);
+#pragma GCC unroll 16
+        for (unsigned c = 0; c < 16; ++c) {
+            const __m512i code = _mm512_set1_epi8(static_cast<char>(c));
+            if (which & 1)
+                acc[c] = _mm512_mask_sub_epi8(acc[c], _mm512_cmpeq_epi8_mask(lo, code), acc[c], minusOne);
+            if (which & 2)
+                acc[c] = _mm512_mask_sub_epi8(acc[c], _mm512_cmpeq_epi8_mask(hi, code), acc[c], minusOne);
+        }
+    }
+}
+#endif
+
+STB_AVX512 void columnNibbleWide(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
+    std::uint32_t *tables)
+{
+    std::size_t c0 = 0;
+#if STB_WIDE_RUNS
+    const __m512i ones8 = _mm512_set1_epi8(1), ones16 = _mm512_set1_epi16(1);
+    alignas(64) std::uint32_t sums[16][16];
+    for (; c0 + 16 <= columns; c0 += 16) {
+        for (std::size_t r0 = 0; r0 < rows; r0 += 127) {
+            __m512i acc[16];
+            for (auto &a : acc)
+                a = _mm512_setzero_si512();
+            laneCodeCounts<3>(words + r0 * stride + 4 * c0, stride, std::min<std::size_t>(127, rows - r0), acc);
+            for (unsigned c = 0; c < 16; ++c) // the four bytes of a word's lane summed
+                _mm512_store_si512(sums[c], _mm512_madd_epi16(_mm512_maddubs_epi16(acc[c], ones8), ones16));
+            for (unsigned lane = 0; lane < 16; ++lane) {
+                for (unsigned c = 0; c < 16; ++c)
+                    tables[(c0 + lane) * 16 + c] += sums[c][lane];
+            }
+        }
+    }
+#endif
+    columnNibbleBody(words + 4 * c0, stride, rows, columns - c0, tables + 16 * c0);
+}
+
+STB_AVX512 void slotNibbleWide(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
+    std::size_t rowWords, std::uint32_t *tables)
+{
+    std::size_t c0 = 0;
+#if STB_WIDE_RUNS
+    alignas(64) std::uint8_t bytes[16][64];
+    for (; c0 + 16 <= columns; c0 += 16) {
+        for (std::size_t r0 = 0; r0 < rows; r0 += 255) {
+            const std::size_t n = std::min<std::size_t>(255, rows - r0);
+            for (unsigned high = 0; high < 2; ++high) {
+                __m512i acc[16];
+                for (auto &a : acc)
+                    a = _mm512_setzero_si512();
+                if (high)
+                    laneCodeCounts<2>(words + r0 * stride + 4 * c0, stride, n, acc);
+                else
+                    laneCodeCounts<1>(words + r0 * stride + 4 * c0, stride, n, acc);
+                for (unsigned c = 0; c < 16; ++c)
+                    _mm512_store_si512(bytes[c], acc[c]);
+                // Byte lane 4j + k: word c0 + j, nibble slot 2k (+1 for the high nibble).
+                for (unsigned k = 0; k < 4; ++k) {
+                    std::uint32_t *t = tables + ((2 * k + high) * rowWords + c0) * 16;
+                    for (unsigned j = 0; j < 16; ++j) {
+                        for (unsigned c = 0; c < 16; ++c)
+                            t[j * 16 + c] += bytes[c][4 * j + k];
+                    }
+                }
+            }
+        }
+    }
+#endif
+    slotNibbleBody(words + 4 * c0, stride, rows, columns - c0, rowWords, tables + 16 * c0);
+}
+
+STB_AVX512 void blockNibbleWide(
+    const std::uint8_t *codes, std::size_t blockBytes, std::size_t blocks, std::uint32_t *tables)
+{
+#if STB_WIDE_RUNS
+    if (blockBytes % 32 == 0) {
+        // Halves of 32 bytes: the low and high 32 bits of a 64-byte compare mask.
+        const std::size_t halves = blocks * blockBytes / 32, perBlock = blockBytes / 32;
+        const __m512i fifteen = _mm512_set1_epi8(15);
+        std::size_t h = 0;
+        const __m512i one = _mm512_set1_epi8(1), zero = _mm512_setzero_si512();
+        __m512i codeOf[16];
+        for (unsigned c = 0; c < 16; ++c)
+            codeOf[c] = _mm512_set1_epi8(static_cast<char>(c));
+        std::size_t block = 0, inBlock = 0; // of half h (no division in the loop)
+        for (; h + 2 <= halves; h += 2) {
+            const __m512i v = _mm512_loadu_si512(codes + 32 * h);
+            const __m512i lo = _mm512_and_si512(v, fifteen), hi = _mm512_and_si512(_mm512_srli_epi16(v, 4), fifteen);
+            // Per code, its nibbles per byte (0 to 2) summed over each 8 bytes by vpsadbw (at
+            // most 16), eight codes' sums packed into the bytes of a 64-bit lane.
+            __m512i packed[2];
+            for (unsigned g = 0; g < 2; ++g) {
+                __m512i acc = zero;
+#pragma GCC unroll 8
+                for (unsigned j = 0; j < 8; ++j) {
+                    const __m512i code = codeOf[8 * g + j];
+                    __m512i x = _mm512_maskz_mov_epi8(_mm512_cmpeq_epi8_mask(lo, code), one);
+                    x = _mm512_mask_add_epi8(x, _mm512_cmpeq_epi8_mask(hi, code), x, one);
+                    acc = _mm512_or_si512(acc, _mm512_slli_epi64(_mm512_sad_epu8(x, zero), 8 * j));
+                }
+                // The four 64-bit lanes of each half summed (at most 64 a byte): into lanes 0 and 4.
+                acc = _mm512_add_epi8(acc, _mm512_shuffle_epi32(acc, _MM_PERM_BADC));
+                packed[g] = _mm512_add_epi8(acc, _mm512_shuffle_i64x2(acc, acc, _MM_SHUFFLE(2, 3, 0, 1)));
+            }
+            // Lane 0: the first half's 16 counts as bytes; lane 2: the second half's.
+            const __m512i counts = _mm512_unpacklo_epi64(packed[0], packed[1]);
+            std::uint32_t *t0 = tables + 16 * block;
+            if (++inBlock == perBlock)
+                ++block, inBlock = 0;
+            std::uint32_t *t1 = tables + 16 * block;
+            if (++inBlock == perBlock)
+                ++block, inBlock = 0;
+            const __m512i c0 = _mm512_cvtepu8_epi32(_mm512_castsi512_si128(counts));
+            _mm512_storeu_si512(t0, _mm512_add_epi32(_mm512_loadu_si512(t0), c0));
+            const __m512i c1 = _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(counts, 2));
+            _mm512_storeu_si512(t1, _mm512_add_epi32(_mm512_loadu_si512(t1), c1));
+        }
+        if (h < halves) { // one half left: the last block's last 32 bytes
+            const std::uint8_t *in = codes + 32 * h;
+            std::uint32_t *t = tables + 16 * (h / perBlock);
+            for (std::size_t k = 0; k < 32; ++k) {
+                ++t[in[k] & 15];
+                ++t[in[k] >> 4];
+            }
+        }
+        return;
+    }
+#endif
+    blockNibbleBody(codes, blockBytes, blocks, tables);
+}
+STB_BODY void narrowBody(const std::uint32_t *__restrict counts, std::size_t n, std::uint8_t *__restrict out)
+{
+    for (std::size_t k = 0; k < n; ++k)
+        out[k] = static_cast<std::uint8_t>(counts[k]);
+}
+
+STB_BODY void widenBody(const std::uint8_t *__restrict bytes, std::size_t n, std::uint32_t *__restrict out)
+{
+    for (std::size_t k = 0; k < n; ++k)
+        out[k] = bytes[k];
+}
+
+STB_AVX512 void narrowWide(const std::uint32_t *counts, std::size_t n, std::uint8_t *out)
+{
+    narrowBody(counts, n, out);
+}
+
+STB_AVX512 void widenWide(const std::uint8_t *bytes, std::size_t n, std::uint32_t *out)
+{
+    widenBody(bytes, n, out);
+}
+
+STB_AVX2 void narrowAvx2(const std::uint32_t *counts, std::size_t n, std::uint8_t *out)
+{
+    narrowBody(counts, n, out);
+}
+
+STB_AVX2 void widenAvx2(const std::uint8_t *bytes, std::size_t n, std::uint32_t *out)
+{
+    widenBody(bytes, n, out);
+}
+
+} // namespace
+
+void narrowCounts(const std::uint32_t *counts, std::size_t n, std::uint8_t *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        narrowWide(counts, n, out);
+    else if (STB_WIDE_RUNS && kernels::avx2::enabled())
+        narrowAvx2(counts, n, out);
+    else
+        narrowBody(counts, n, out);
+}
+
+void widenCounts(const std::uint8_t *bytes, std::size_t n, std::uint32_t *out)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        widenWide(bytes, n, out);
+    else if (STB_WIDE_RUNS && kernels::avx2::enabled())
+        widenAvx2(bytes, n, out);
+    else
+        widenBody(bytes, n, out);
+}
+
+void columnNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
+    std::uint32_t *tables)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        columnNibbleWide(words, stride, rows, columns, tables);
+    else {
+        const std::size_t c0 = kernels::avx2::enabled() ? avx2::columnNibbleCounts(words, stride, rows, columns, tables) : 0;
+        columnNibbleBody(words + 4 * c0, stride, rows, columns - c0, tables + 16 * c0);
+    }
+}
+
+void slotNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
+    std::size_t rowWords, std::uint32_t *tables)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        slotNibbleWide(words, stride, rows, columns, rowWords, tables);
+    else {
+        const std::size_t c0
+            = kernels::avx2::enabled() ? avx2::slotNibbleCounts(words, stride, rows, columns, rowWords, tables) : 0;
+        slotNibbleBody(words + 4 * c0, stride, rows, columns - c0, rowWords, tables + 16 * c0);
+    }
+}
+
+void blockNibbleCounts(const std::uint8_t *codes, std::size_t blockBytes, std::size_t blocks, std::uint32_t *tables)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        blockNibbleWide(codes, blockBytes, blocks, tables);
+    else if (blockBytes % 32 == 0 && kernels::avx2::enabled())
+        avx2::blockNibbleCounts(codes, blockBytes, blocks, tables);
+    else
+        blockNibbleBody(codes, blockBytes, blocks, tables);
+}
+
+} // namespace stb::quant
