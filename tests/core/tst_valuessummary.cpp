@@ -511,12 +511,13 @@ void tst_ValuesSummary::kernelsAddRowsFloatSums_data()
 {
     QTest::addColumn<int>("family"); // as in kernelsAddRowsLikeScalar
     // 0: like weights; 1: a block's magnitudes near 2^24 apart; 2: the later rows 2^50 times the
-    // first block's; 3: magnitudes 2^40 apart, subnormals and zeros
+    // first block's; 3: magnitudes 2^40 apart, subnormals and zeros; 4: a first block whose float
+    // sum is exact (13 binades apart) or rounds (14)
     QTest::addColumn<int>("kind");
     QTest::addColumn<quint64>("rows");
     QTest::addColumn<quint64>("cols");
     for (int family : { 0, 1, 2 }) {
-        for (int kind : { 0, 1, 2, 3 }) {
+        for (int kind : { 0, 1, 2, 3, 4 }) {
             for (auto [rows, cols] : { std::pair<quint64, quint64> { 1, 16 }, { 8, 48 }, { 23, 100 },
                      { 148, 4096 }, { 9, 4100 } }) {
                 QTest::addRow("%s, kind %d, %llux%llu",
@@ -563,6 +564,8 @@ void tst_ValuesSummary::kernelsAddRowsFloatSums()
                 value = pick < 2 ? code(base - 40) : pick == 2 ? code(0) : 0;
             if (kind == 2) // values 2^-50 of the later ones in the first block
                 value = code(r < 8 ? base - 50 : base + int(c % 3));
+            if (kind == 4 && r < 8) // 7 values just below 2^(e+1), then one with its lowest bit set
+                value = static_cast<std::uint16_t>(((r < 7 ? base : base - 13 - int(c % 2)) << 7) | 0x7F);
             std::memcpy(bytes.data() + 2 * (r * cols + c), &value, 2);
         }
     }
