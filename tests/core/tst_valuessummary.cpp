@@ -15,6 +15,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -120,6 +121,8 @@ private slots:
     void kernelsReadEveryCode();
     void kernelsAddRowsLikeScalar_data();
     void kernelsAddRowsLikeScalar();
+    void kernelsAddRowsFloatSums_data();
+    void kernelsAddRowsFloatSums();
     void heatmapStopsAndRefusesShortData();
     void colours();
     void clippedRange_data();
@@ -502,6 +505,82 @@ void tst_ValuesSummary::kernelsAddRowsLikeScalar()
     QVERIFY(std::memcmp(lo.data(), wantLo.data(), cols * sizeof(float)) == 0);
     QVERIFY(std::memcmp(hi.data(), wantHi.data(), cols * sizeof(float)) == 0);
     QVERIFY(std::memcmp(sum.data(), wantSum.data(), cols * sizeof(double)) == 0);
+}
+
+void tst_ValuesSummary::kernelsAddRowsFloatSums_data()
+{
+    QTest::addColumn<int>("family"); // as in kernelsAddRowsLikeScalar
+    // 0: like weights; 1: a block's magnitudes near 2^24 apart; 2: the later rows 2^50 times the
+    // first block's; 3: magnitudes 2^40 apart, subnormals and zeros; 4: a first block whose float
+    // sum is exact (13 binades apart) or rounds (14)
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<quint64>("rows");
+    QTest::addColumn<quint64>("cols");
+    for (int family : { 0, 1, 2 }) {
+        for (int kind : { 0, 1, 2, 3, 4 }) {
+            for (auto [rows, cols] : { std::pair<quint64, quint64> { 1, 16 }, { 8, 48 }, { 23, 100 },
+                     { 148, 4096 }, { 9, 4100 } }) {
+                QTest::addRow("%s, kind %d, %llux%llu",
+                    family == 0 ? "AVX-512" : family == 1 ? "AVX2" : "generic vectors", kind,
+                    static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols))
+                    << family << kind << rows << cols;
+            }
+        }
+    }
+}
+
+// The AVX2 kernel adds fresh BF16 runs in float 8 rows at a time where no sum can round
+// (valuescanavx2.cpp): on values like a model's weights, on magnitudes just inside and outside
+// its limits, and where adding a block's sum at once would round differently from adding its
+// values one by one (tiny values first, then huge ones), the sums must stay the scalar ones.
+void tst_ValuesSummary::kernelsAddRowsFloatSums()
+{
+    QFETCH(int, family);
+    QFETCH(int, kind);
+    QFETCH(quint64, rows);
+    QFETCH(quint64, cols);
+    if ((family == 0 && !kernels::avx512::supported()) || (family == 1 && !kernels::avx2::supported()))
+        QSKIP("this CPU cannot run that family");
+    RestoreAvx512 restore;
+    kernels::avx512::setEnabled(family == 0);
+    kernels::avx2::setEnabled(family == 1);
+    std::mt19937 rng(11 + kind);
+    std::vector<std::byte> bytes(2 * rows * cols);
+    // A BF16 code of magnitude (1 + m/128)·2^(e - 127), or a subnormal for e = 0.
+    const auto code = [&](int e) {
+        return static_cast<std::uint16_t>((rng() & 0x8000) | (std::clamp(e, 0, 254) << 7) | (rng() & 0x7F));
+    };
+    for (std::uint64_t r = 0; r < rows; ++r) {
+        for (std::uint64_t c = 0; c < cols; ++c) {
+            const int base = 121 + int(c % 5); // about 0.02 to 0.5
+            int e = base - int(rng() % 8);
+            std::uint16_t value = code(e);
+            const unsigned pick = rng() % 64;
+            if (kind == 0 && pick == 0)
+                value = 0;
+            if (kind == 1 && pick < 8) // 12 to 19 binades below: around the limit of a float sum
+                value = code(base - 12 - int(pick));
+            if (kind == 3 && pick < 4) // far below, a subnormal, or zero
+                value = pick < 2 ? code(base - 40) : pick == 2 ? code(0) : 0;
+            if (kind == 2) // values 2^-50 of the later ones in the first block
+                value = code(r < 8 ? base - 50 : base + int(c % 3));
+            if (kind == 4 && r < 8) // 7 values just below 2^(e+1), then one with its lowest bit set
+                value = static_cast<std::uint16_t>(((r < 7 ? base : base - 13 - int(c % 2)) << 7) | 0x7F);
+            std::memcpy(bytes.data() + 2 * (r * cols + c), &value, 2);
+        }
+    }
+    std::vector<float> lo(cols, float(kNaN)), hi(cols, float(kNaN)), wantLo(cols), wantHi(cols);
+    std::vector<double> sum(cols, kNaN), wantSum(cols);
+    kernels::startColumns(cols, wantLo.data(), wantHi.data(), wantSum.data());
+    QVERIFY(kernels::addRowsToColumns(
+        DType::BF16, bytes.data(), 2 * cols, rows, cols, lo.data(), hi.data(), sum.data(), true));
+    QVERIFY(kernels::addRowsToColumnsScalar(
+        DType::BF16, bytes.data(), 2 * cols, rows, cols, wantLo.data(), wantHi.data(), wantSum.data()));
+    QVERIFY(std::memcmp(lo.data(), wantLo.data(), cols * sizeof(float)) == 0);
+    QVERIFY(std::memcmp(hi.data(), wantHi.data(), cols * sizeof(float)) == 0);
+    for (std::uint64_t c = 0; c < cols; ++c)
+        QVERIFY2(std::memcmp(&sum[c], &wantSum[c], sizeof(double)) == 0,
+            qPrintable(u"column %1: %2 vs %3"_s.arg(c).arg(sum[c], 0, 'g', 17).arg(wantSum[c], 0, 'g', 17)));
 }
 
 void tst_ValuesSummary::heatmapShapes()
