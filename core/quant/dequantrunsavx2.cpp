@@ -4,6 +4,8 @@
 // portable 4-bit statistics at a sixth of the BF16 ones' speed, mostly in these three loops.
 #include "core/quant/dequantrunsavx2.h"
 
+#include "core/stats/kernels/portableblocks.h"
+
 #include "core/quant/momentlanes.h"
 
 #include <algorithm>
@@ -206,36 +208,6 @@ STB_AVX2 std::size_t slotNibbleImpl(const std::byte *words, std::size_t stride, 
     return c0;
 }
 
-// As kernels' indexBlock (portable.cpp) does with GCC's generic vectors.
-STB_AVX2 std::size_t binIndicesImpl(const float *values, std::size_t n, float lo, float hi, float scale,
-    unsigned bins, std::uint32_t *index, std::uint32_t *slow)
-{
-    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi), vscale = _mm256_set1_ps(scale);
-    const __m256 top = _mm256_set1_ps(static_cast<float>(bins));
-    const __m256 nearLow = _mm256_set1_ps(1.0f / 256), nearHigh = _mm256_set1_ps(1.0f - 1.0f / 256);
-    const __m256i trash = _mm256_set1_epi32(static_cast<int>(bins));
-    std::size_t slowCount = 0;
-    for (std::size_t i = 0; i < n; i += 8) {
-        const __m256 x = _mm256_loadu_ps(values + i);
-        const __m256 t = _mm256_mul_ps(_mm256_sub_ps(x, vlo), vscale);
-        // In range (NaN fails) and t below bins (an overflow fails): t is then in [0, bins).
-        const __m256 inRange = _mm256_and_ps(
-            _mm256_and_ps(_mm256_cmp_ps(x, vlo, _CMP_GE_OQ), _mm256_cmp_ps(x, vhi, _CMP_LE_OQ)),
-            _mm256_cmp_ps(t, top, _CMP_LT_OQ));
-        const __m256 safe = _mm256_and_ps(t, inRange);
-        const __m256i e = _mm256_cvttps_epi32(safe);
-        const __m256 fraction = _mm256_sub_ps(safe, _mm256_cvtepi32_ps(e));
-        const __m256 ok = _mm256_and_ps(inRange,
-            _mm256_and_ps(
-                _mm256_cmp_ps(fraction, nearLow, _CMP_GE_OQ), _mm256_cmp_ps(fraction, nearHigh, _CMP_LE_OQ)));
-        _mm256_storeu_si256(
-            reinterpret_cast<__m256i *>(index + i), _mm256_blendv_epi8(trash, e, _mm256_castps_si256(ok)));
-        for (unsigned bits = ~static_cast<unsigned>(_mm256_movemask_ps(ok)) & 0xFFu; bits; bits &= bits - 1)
-            slow[slowCount++] = static_cast<std::uint32_t>(i + static_cast<unsigned>(__builtin_ctz(bits)));
-    }
-    return slowCount;
-}
-
 } // namespace
 
 void countedMoments(
@@ -265,7 +237,8 @@ std::size_t slotNibbleCounts(const std::byte *words, std::size_t stride, std::si
 std::size_t binIndices(const float *values, std::size_t n, float lo, float hi, float scale, unsigned bins,
     std::uint32_t *index, std::uint32_t *slow)
 {
-    return binIndicesImpl(values, n, lo, hi, scale, bins, index, slow);
+    // The statistics' own AVX2 kernel: dequantized values are binned exactly as F32 tensors.
+    return kernels::avx2::indexBlock(reinterpret_cast<const std::byte *>(values), n, lo, hi, scale, bins, index, slow);
 }
 
 #else // not x86-64 with GCC or Clang: never called (kernels::avx2::enabled() is false)
