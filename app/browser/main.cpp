@@ -6,6 +6,7 @@
 #include "ui/shell/documentarea.h"
 #include "ui/shell/mainwindow.h"
 
+#include "core/io/hugepageheap.h"
 #include "core/io/openfilelimit.h"
 #include "core/text/escape.h"
 
@@ -19,6 +20,7 @@ using namespace Qt::StringLiterals;
 
 int main(int argc, char **argv)
 {
+    stb::useHugePagesForTheHeap(); // before any thread: a large model's names and shapes in few page faults
     stb::raiseOpenFileLimit(); // headroom for models of many shards and many tabs
     QApplication app(argc, argv);
     QApplication::setOrganizationName(u"safetensors-browser"_s);

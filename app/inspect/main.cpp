@@ -1,6 +1,7 @@
 // safetensors-inspect: the same answers as the browser, as text or JSON, for scripts and CI.
 #include "commandline.h"
 
+#include "core/io/hugepageheap.h"
 #include "core/io/openfilelimit.h"
 #include "core/text/textformat.h"
 
@@ -38,6 +39,7 @@ int runWithoutCommand(const std::vector<std::string> &arguments)
 
 int main(int argc, char *argv[])
 {
+    stb::useHugePagesForTheHeap(); // a large header's names and shapes in few page faults
     stb::raiseOpenFileLimit(); // headroom for models of many shards
     std::setlocale(LC_NUMERIC, "C"); // numbers in our output never follow the user's locale
 

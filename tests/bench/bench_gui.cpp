@@ -9,6 +9,7 @@
 #include "benchutil.h"
 
 #include "core/format/writer.h"
+#include "core/io/hugepageheap.h"
 #include "ui/document/checkpointview.h"
 #include "ui/hex/hexview.h"
 #include "ui/layers/layersmodel.h"
@@ -117,6 +118,7 @@ void openAndWait(MainWindow &window, const std::string &path)
 
 int main(int argc, char **argv)
 {
+    useHugePagesForTheHeap(); // first thing, as the browser does
     stb::bench::printKernels();
     const auto start = std::chrono::steady_clock::now();
     if (!qEnvironmentVariableIsSet("DISPLAY"))

@@ -2,42 +2,17 @@
 // from the kernel, aligned to a huge page and advised for huge pages (the mapping's VmFlags in
 // /proc/self/smaps carry "hg"); vectors over LargeAllocator keep their contents through growth.
 #include "core/io/largealloc.h"
+#include "tests/support/vmflags.h"
 
 #include <QTest>
 
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 using namespace stb;
 
-namespace {
-
-// The VmFlags line of the mapping holding p in /proc/self/smaps, or "" when none holds it.
-std::string vmFlagsOf(const void *p)
-{
-    std::ifstream smaps("/proc/self/smaps");
-    const auto address = reinterpret_cast<std::uintptr_t>(p);
-    std::string line;
-    bool inside = false;
-    while (std::getline(smaps, line)) {
-        unsigned long begin = 0, end = 0;
-        char dash = 0;
-        std::istringstream range(line);
-        if (range >> std::hex >> begin >> dash >> end && dash == '-') {
-            inside = begin <= address && address < end;
-            continue;
-        }
-        if (inside && line.rfind("VmFlags:", 0) == 0)
-            return line;
-    }
-    return {};
-}
-
-} // namespace
 
 class tst_LargeAlloc : public QObject {
     Q_OBJECT
@@ -72,8 +47,8 @@ void tst_LargeAlloc::sizes()
         QCOMPARE(reinterpret_cast<std::uintptr_t>(p) % kHugePage, std::uintptr_t(0));
         // MADV_HUGEPAGE taken, where the kernel has transparent huge pages at all (the advice is
         // recorded whatever their mode; a kernel built without them refuses it).
-        if (std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
-            const std::string flags = vmFlagsOf(p);
+        if (test::kernelHasHugePages()) {
+            const std::string flags = test::vmFlagsOf(p);
             QVERIFY2(flags.find(" hg") != std::string::npos, flags.c_str());
         }
     }

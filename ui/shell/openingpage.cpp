@@ -2,6 +2,8 @@
 
 #include "ui/common/qtformat.h"
 
+#include "core/io/hugepageheap.h"
+
 #include <QFile>
 #include <QLabel>
 #include <QProgressBar>
@@ -40,6 +42,7 @@ OpeningPage::OpeningPage(const QString &path, const QString &title, QWidget *par
     m_job.start(
         [file = pathFromQString(path), error](
             std::stop_token stop, const JobProgress &progress) -> std::optional<Opened> {
+            useHugePagesForTheHeap(); // the reserve ahead of this model's names and shapes
             auto checkpoint = Checkpoint::open(file, *error, progress);
             if (!checkpoint || stop.stop_requested())
                 return std::nullopt;
