@@ -6,6 +6,10 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
+// Linux 5.14; Debian 12's headers have it, older ones not (the kernel then answers EINVAL).
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 #endif
 
 namespace stb {
@@ -32,6 +36,22 @@ std::pair<void *, std::size_t> wholePages(void *data, std::size_t size)
 }
 
 } // namespace
+
+void prefaultForReading(const void *data, std::size_t size)
+{
+#if defined(__linux__)
+    if (size < kWorthIt)
+        return;
+    // Outward to whole pages: reading a neighbour's bytes in the same mapping is harmless, and
+    // a mapping's last page is whole in memory (the kernel zero-fills past the end of the file).
+    const auto begin = reinterpret_cast<std::uintptr_t>(data) & ~(kPage - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(data) + size + kPage - 1) & ~(kPage - 1);
+    ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_READ);
+#else
+    (void)data;
+    (void)size;
+#endif
+}
 
 void prefaultForWriting(void *data, std::size_t size)
 {

@@ -1,6 +1,7 @@
 #pragma once
 
-// Memory about to be written from end to end in one go (a header's copy, its tensor entries).
+// Memory about to be written from end to end in one go (a header's copy, its tensor entries), and
+// mapped file bytes about to be read (a scan's next chunk).
 #include <cstddef>
 
 namespace stb {
@@ -18,5 +19,14 @@ void prefaultForWriting(void *data, std::size_t size);
 // from the start, whose pages reached then cost a fault per 2 MiB and the others nothing.
 // Small ranges are left alone, as above.
 void adviseHugePages(void *data, std::size_t size);
+
+// Maps the pages of [data, data + size), mapped file bytes about to be read, into the page tables
+// with one call (MADV_POPULATE_READ) instead of a page fault per page or folio as a scan reaches
+// them; pages not in the page cache are read in, as a fault would. Callers pass the chunk about
+// to be scanned (a few MiB at most), never a whole mapping: a file may be 100 GB. Only a hint:
+// every failure is ignored (EINVAL before Linux 5.14, EFAULT for bytes past the end of a file
+// truncated meanwhile: the scan then meets the SIGBUS guard as before). Small ranges are left
+// alone, as above.
+void prefaultForReading(const void *data, std::size_t size);
 
 } // namespace stb

@@ -1,5 +1,6 @@
 // MappedFile and the SIGBUS guard: sizes beyond 4 GiB, tiny and empty files, unreadable paths,
 // and a file truncated while mapped.
+#include "core/format/prefault.h"
 #include "core/io/busguard.h"
 #include "core/io/mappedfile.h"
 #include "core/io/safetensorsfile.h"
@@ -112,6 +113,31 @@ private slots:
         QCOMPARE(mapped->currentSizeOnDisk(), 0);
         // The guard is re-armed after a fault: a second failing read also returns.
         QVERIFY(!guardedCopy(out, mapped->slice(4096, 4096)));
+    }
+
+    // Populating the page tables ahead of a scan (prefaultForReading) over bytes that a
+    // truncation took away fails quietly, with no SIGBUS: the scan then meets the guard, which
+    // reports it as before. Before the truncation the populated bytes read as they are.
+    void prefaultPastTheEnd()
+    {
+        const std::string path = file("prefaulted");
+        std::vector<std::byte> bytes(64 * 4096);
+        for (std::size_t i = 0; i < bytes.size(); ++i)
+            bytes[i] = std::byte(i * 7 + i / 4096);
+        QVERIFY(test::writeBytes(path, bytes));
+        std::string error;
+        const auto mapped = MappedFile::open(path, error);
+        QVERIFY(mapped);
+        prefaultForReading(mapped->bytes().data() + 100, bytes.size() - 200); // not page-aligned
+        QVERIFY(std::equal(bytes.begin(), bytes.end(), mapped->bytes().begin()));
+
+        QCOMPARE(::truncate(path.c_str(), 16 * 4096), 0);
+        prefaultForReading(mapped->bytes().data() + 8 * 4096, 40 * 4096); // straddles the new end
+        prefaultForReading(mapped->bytes().data() + 32 * 4096, 32 * 4096); // wholly past it
+        std::vector<std::byte> out(4096);
+        QVERIFY(guardedCopy(out, mapped->slice(15 * 4096, 4096)));
+        QVERIFY(std::equal(out.begin(), out.end(), bytes.begin() + 15 * 4096));
+        QVERIFY(!guardedCopy(out, mapped->slice(40 * 4096, 4096)));
     }
 
     // A scan gives back only the pages it brought into the page cache: a file that was cached
