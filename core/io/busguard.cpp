@@ -2,18 +2,42 @@
 
 #include <csetjmp>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace stb {
 
 namespace {
 
 thread_local sigjmp_buf *t_jump = nullptr;
+// readZerosWhereVanished's region on this thread, and whether a page of it was zeroed.
+thread_local const std::byte *t_zerosFrom = nullptr;
+thread_local const std::byte *t_zerosTo = nullptr;
+thread_local bool t_zeroed = false;
+std::uintptr_t g_pageMask = ~std::uintptr_t(4095); // set on install (sysconf is not signal-safe)
 struct sigaction g_previous;
+
+// A page of zeros over the vanished page holding `address`, when it lies in this thread's region.
+bool zeroVanishedPage(const void *address)
+{
+    const auto *byte = static_cast<const std::byte *>(address);
+    if (!t_zerosFrom || byte < t_zerosFrom || byte >= t_zerosTo)
+        return false;
+    void *page = reinterpret_cast<void *>(reinterpret_cast<std::uintptr_t>(address) & g_pageMask);
+    if (::mmap(page, ~g_pageMask + 1, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+        return false;
+    t_zeroed = true;
+    return true;
+}
 
 void onSigbus(int signal, siginfo_t *info, void *context)
 {
+    if (zeroVanishedPage(info->si_addr))
+        return; // the read is retried and finds zeros
     if (sigjmp_buf *jump = t_jump) {
         t_jump = nullptr;
         siglongjmp(*jump, 1);
@@ -36,6 +60,8 @@ void installHandler()
 {
     static std::once_flag once;
     std::call_once(once, [] {
+        if (const long page = ::sysconf(_SC_PAGESIZE); page > 0)
+            g_pageMask = ~(static_cast<std::uintptr_t>(page) - 1);
         struct sigaction action;
         std::memset(&action, 0, sizeof action);
         action.sa_sigaction = onSigbus;
@@ -60,6 +86,22 @@ bool runGuarded(void (*fn)(void *context), void *context)
     fn(context);
     t_jump = outer;
     return true;
+}
+
+bool readZerosWhereVanished(std::span<const std::byte> region, void (*fn)(void *context), void *context)
+{
+    installHandler();
+    const std::byte *const outerFrom = t_zerosFrom, *const outerTo = t_zerosTo;
+    const bool outerZeroed = t_zeroed;
+    t_zerosFrom = region.data();
+    t_zerosTo = region.data() + region.size();
+    t_zeroed = false;
+    fn(context);
+    const bool intact = !t_zeroed;
+    t_zerosFrom = outerFrom;
+    t_zerosTo = outerTo;
+    t_zeroed = outerZeroed || !intact;
+    return intact;
 }
 
 bool guardedCopy(std::span<std::byte> target, std::span<const std::byte> source)

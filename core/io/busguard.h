@@ -35,4 +35,21 @@ bool runGuarded(Fn &&fn)
                       const_cast<void *>(static_cast<const void *>(std::addressof(fn))));
 }
 
+// Calls fn(context) while a read of `region` (bytes of a mapped file) that meets a vanished page
+// reads zeros instead: the handler maps a page of zeros over it, in this process only, and fn
+// carries on. Returns false when that happened: the file was truncated under fn, whose result is
+// then to be thrown away. Unlike runGuarded, fn is never abandoned midway, so it may allocate
+// and own resources (a parser reading a header in place). Faults outside `region` are handled
+// as without this call. The region's pages that were zeroed stay zeros in the mapping: use it for
+// bytes that are not read again once found changed.
+bool readZerosWhereVanished(std::span<const std::byte> region, void (*fn)(void *context), void *context);
+
+template<typename Fn>
+bool readZerosWhereVanished(std::span<const std::byte> region, Fn &&fn)
+{
+    using Callable = std::remove_reference_t<Fn>;
+    return readZerosWhereVanished(region, [](void *context) { (*static_cast<Callable *>(context))(); },
+                                  const_cast<void *>(static_cast<const void *>(std::addressof(fn))));
+}
+
 } // namespace stb

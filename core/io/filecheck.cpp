@@ -10,10 +10,10 @@ std::optional<HeaderCheck> checkFile(const std::string &path, std::string &error
     const auto mapping = MappedFile::open(path, error);
     if (!mapping)
         return std::nullopt;
-    HeaderBytes prefix;
-    if (!prefix.read(*mapping, error))
+    std::optional<HeaderCheck> check;
+    if (!parseHeaderInPlace(*mapping, error, [&](auto bytes) { check = checkHeader(bytes, mapping->size()); }))
         return std::nullopt;
-    return checkHeader(prefix.bytes(), mapping->size());
+    return check;
 }
 
 } // namespace stb

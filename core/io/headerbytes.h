@@ -1,37 +1,31 @@
 #pragma once
 
-// The bytes parseHeader reads, copied out of a file.
+// The bytes parseHeader and checkHeader read, read in place from a file's mapping.
+#include "core/io/busguard.h"
 #include "core/io/mappedfile.h"
 
 #include <cstddef>
-#include <memory>
 #include <span>
 #include <string>
 
 namespace stb {
 
 // A file's first min(size, 8 + N) bytes, N being the header length its first 8 bytes announce
-// (only those 8 when N is over the reference's limit): what parseHeader and checkHeader take.
-// Parsing a copy keeps a file truncated under us from faulting inside the parser.
-class HeaderBytes {
-public:
-    HeaderBytes() = default;
-    ~HeaderBytes();
-    HeaderBytes(const HeaderBytes &) = delete;
-    HeaderBytes &operator=(const HeaderBytes &) = delete;
+// (only those 8 when N is over the reference's limit), in its mapping, their pages mapped with
+// one call. Call it under readZerosWhereVanished (as parseHeaderInPlace does): it reads them.
+std::span<const std::byte> headerPrefix(const MappedFile &file);
 
-    // Copies them from `file` (with pread: the mapping's pages are not touched, so they do not
-    // stay resident beside the copy). False and a reason when the file changed while it was read.
-    bool read(const MappedFile &file, std::string &error);
-    std::span<const std::byte> bytes() const { return { data(), m_size }; }
-
-private:
-    void allocate(std::size_t size);
-    std::byte *data() const { return m_mapped ? m_mapped : m_owned.get(); }
-
-    std::size_t m_size = 0;
-    std::byte *m_mapped = nullptr;
-    std::unique_ptr<std::byte[]> m_owned;
-};
+// Calls parse(headerPrefix(file)) with the bytes read in place, where a file truncated meanwhile
+// reads zeros instead of raising SIGBUS: false and a reason when that happened (throw away what
+// parse found). In place, not copied: copying an 11 MB header of 100,000 tensors out of the page
+// cache into fresh memory (zeroed by the kernel, then written) was a fifth of `check`'s CPU time.
+template<typename Parse>
+bool parseHeaderInPlace(const MappedFile &file, std::string &error, Parse &&parse)
+{
+    const bool intact = readZerosWhereVanished(file.bytes(), [&] { parse(headerPrefix(file)); });
+    if (!intact)
+        error = "the file changed on disk while it was being read";
+    return intact;
+}
 
 } // namespace stb

@@ -17,10 +17,9 @@ std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::string &
     auto mapping = MappedFile::open(path, error);
     if (!mapping)
         return nullptr;
-    HeaderBytes prefix;
-    if (!prefix.read(*mapping, error))
+    Header header;
+    if (!parseHeaderInPlace(*mapping, error, [&](auto bytes) { header = parseHeader(bytes, mapping->size()); }))
         return nullptr;
-    Header header = parseHeader(prefix.bytes(), mapping->size());
     return std::shared_ptr<const SafetensorsFile>(new SafetensorsFile(std::move(mapping), std::move(header)));
 }
 

@@ -2,6 +2,7 @@
 // and a file truncated while mapped.
 #include "core/format/prefault.h"
 #include "core/io/busguard.h"
+#include "core/io/headerbytes.h"
 #include "core/io/mappedfile.h"
 #include "core/io/safetensorsfile.h"
 #include "tests/support/testfiles.h"
@@ -113,6 +114,49 @@ private slots:
         QCOMPARE(mapped->currentSizeOnDisk(), 0);
         // The guard is re-armed after a fault: a second failing read also returns.
         QVERIFY(!guardedCopy(out, mapped->slice(4096, 4096)));
+    }
+
+    // A header is parsed in place from the mapping: a file truncated after it was mapped reads
+    // zeros where its pages vanished, the parser runs to its end (it owns memory: it must not be
+    // abandoned midway) and the open is refused with a reason. Faults outside the region keep
+    // the ordinary guard.
+    void headerReadInPlaceFromATruncatedFile()
+    {
+        const std::string path = file("header-in-place");
+        const std::size_t headerLength = 10 * 4096 + 100; // no zero byte but the length's high ones
+        std::vector<std::byte> bytes(8 + headerLength + 4096, std::byte{'x'});
+        for (int i = 0; i < 8; ++i)
+            bytes[static_cast<std::size_t>(i)] = std::byte((headerLength >> (8 * i)) & 0xff);
+        QVERIFY(test::writeBytes(path, bytes));
+        std::string error;
+        const auto mapped = MappedFile::open(path, error);
+        QVERIFY(mapped);
+
+        std::size_t seen = 0, zeros = 0;
+        const auto count = [&](std::span<const std::byte> header) {
+            seen = header.size();
+            zeros = static_cast<std::size_t>(std::count(header.begin(), header.end(), std::byte{0}));
+        };
+        QVERIFY(parseHeaderInPlace(*mapped, error, count));
+        QCOMPARE(seen, 8 + headerLength);
+        QCOMPARE(zeros, std::size_t(6)); // the length's high bytes
+
+        QCOMPARE(::truncate(path.c_str(), 3 * 4096), 0);
+        error.clear();
+        QVERIFY(!parseHeaderInPlace(*mapped, error, count));
+        QCOMPARE(QString::fromStdString(error), QStringLiteral("the file changed on disk while it was being read"));
+        QCOMPARE(seen, 8 + headerLength);
+        QCOMPARE(zeros, 6 + (seen - 3 * 4096)); // what vanished reads as zeros
+        // The pages zeroed stay zeros in this mapping; past them, a vanished page is the
+        // ordinary guard's again.
+        std::vector<std::byte> out(4096, std::byte{1});
+        QVERIFY(guardedCopy(out, mapped->slice(8 * 4096, 4096)));
+        QCOMPARE(std::count(out.begin(), out.end(), std::byte{0}), 4096);
+        QVERIFY(!guardedCopy(out, mapped->slice(11 * 4096, 4096)));
+        // And a file that opens fine still does.
+        const std::string whole = file("header-whole");
+        QVERIFY(test::writeBytes(whole, bytes));
+        QVERIFY(MappedFile::open(whole, error));
     }
 
     // Populating the page tables ahead of a scan (prefaultForReading) over bytes that a
