@@ -5,6 +5,7 @@
 #include "core/io/largealloc.h"
 #include "core/quant/dequantruns.h"
 #include "core/quant/dequantrunsavx2.h"
+#include "core/quant/tapebuffer.h"
 #include "core/stats/kernels/avx512.h"
 #include "core/stats/kernels/valuescan.h"
 #include "core/stats/secondpass.h"
@@ -335,11 +336,9 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
     }
     // Too many pairs to keep (groups of 32 to 255): pass 1 records the counts a byte each, when
     // that takes at most kMaxTape bytes, and pass 2 replays them instead of counting again.
-    std::vector<std::uint8_t, LargeAllocator<std::uint8_t>> tape;
     const std::uint64_t tapeStride = dequantizer.tapesCounts() ? dequantizer.tapeBytes(analysis.unit) : 0;
     const std::uint64_t ranges = (analysis.elements + analysis.unit - 1) / analysis.unit;
-    if (kept.overflow && tapeStride && ranges * tapeStride <= kMaxTape)
-        tape.resize(ranges * tapeStride);
+    const quant::TapeBuffer tape(kept.overflow && tapeStride && ranges * tapeStride <= kMaxTape ? ranges * tapeStride : 0);
     const auto tapeOf = [&](std::uint64_t first) { return tape.data() + first / analysis.unit * tapeStride; };
     if (!analysis.pass([&](Worker &worker, std::uint64_t first, std::uint64_t n) {
             MomentSink sink(worker, kept);
