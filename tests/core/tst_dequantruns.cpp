@@ -136,8 +136,8 @@ void tst_DequantRuns::blockNibbleCounts_data()
     QTest::addColumn<int>("blockBytes");
     QTest::addColumn<int>("blocks");
     for (int family : { Avx512, Avx2 })
-        for (int blockBytes : { 32, 64, 96 })
-            for (int blocks : { 1, 2, 3, 17 })
+        for (int blockBytes : { 32, 64, 96, 128 })
+            for (int blocks : { 1, 2, 3, 4, 6, 8, 17 }) // AVX2: tiles of 4 blocks, and the rest
                 QTest::newRow(qPrintable(QStringLiteral("%1 %2 bytes x %3")
                                              .arg(family == Avx512 ? u"avx512" : u"avx2")
                                              .arg(blockBytes)
@@ -152,8 +152,9 @@ void tst_DequantRuns::blockNibbleCounts()
     QFETCH(int, blocks);
     std::mt19937 rng(static_cast<unsigned>(blockBytes * 100 + blocks));
     std::vector<std::uint8_t> codes(static_cast<std::size_t>(blockBytes * blocks));
-    for (std::size_t k = 0; k < codes.size(); ++k) // runs of one code too: a count of 2 a byte
-        codes[k] = k % 97 < 40 ? 0x77 : static_cast<std::uint8_t>(rng());
+    // Runs of one code too (a count of 2 a byte, whole blocks of code 7), and of code 15.
+    for (std::size_t k = 0; k < codes.size(); ++k)
+        codes[k] = k % 97 < 40 ? 0x77 : k % 97 < 50 ? 0xFF : static_cast<std::uint8_t>(rng());
     const std::size_t entries = 16 * static_cast<std::size_t>(blocks);
     std::vector<std::uint32_t> expected(entries, 5), got(entries, 5); // added to
     {
