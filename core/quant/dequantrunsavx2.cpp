@@ -38,6 +38,7 @@ STB_AVX2 void momentsImpl(
         const __m256d inf = _mm256_set1_pd(INFINITY), negInfinity = _mm256_set1_pd(-INFINITY);
         const __m256d two31 = _mm256_set1_pd(2147483648.0);
         const __m128i flip = _mm_set1_epi32(static_cast<int>(0x80000000u));
+        const __m256 infs = _mm256_set1_ps(INFINITY), negInfs = _mm256_set1_ps(-INFINITY);
         for (std::size_t k = 0; k < whole; k += 8) {
             const __m256 v = _mm256_loadu_ps(values + k);
             const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(counts + k));
@@ -45,9 +46,28 @@ STB_AVX2 void momentsImpl(
             const __m256 counted
                 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(c, _mm256_setzero_si256())); // count == 0
             const __m256 seen = _mm256_andnot_ps(counted, isFinite);
-            const bool allFinite = _mm256_movemask_ps(isFinite) == 0xFF;
-            lo = _mm256_blendv_ps(lo, v, _mm256_and_ps(seen, _mm256_cmp_ps(v, lo, _CMP_LT_OQ)));
-            hi = _mm256_blendv_ps(hi, v, _mm256_and_ps(seen, _mm256_cmp_ps(v, hi, _CMP_GT_OQ)));
+            // min(x, lo) keeps lo unless x < lo (ties and NaN included), as MomentLanes::add does;
+            // x is ±Inf where the value is not seen, which never replaces an extreme.
+            lo = _mm256_min_ps(_mm256_blendv_ps(infs, v, seen), lo);
+            hi = _mm256_max_ps(_mm256_blendv_ps(negInfs, v, seen), hi);
+            // All finite and every count below 2^31 (the rule): the finite masks are all ones,
+            // a count converts as a signed integer, and NaN and the infinities would add +0,
+            // which leaves a sum of non-negative counts as it is. The same sums, fewer steps.
+            if (_mm256_movemask_ps(isFinite) == 0xFF && _mm256_movemask_ps(_mm256_castsi256_ps(c)) == 0) {
+                for (unsigned h = 0; h < 2; ++h) {
+                    const __m256d vd
+                        = _mm256_cvtps_pd(h ? _mm256_extractf128_ps(v, 1) : _mm256_castps256_ps128(v));
+                    const __m256d cd
+                        = _mm256_cvtepi32_pd(h ? _mm256_extracti128_si256(c, 1) : _mm256_castsi256_si128(c));
+                    const __m256d d = _mm256_sub_pd(vd, shifts);
+                    const __m256d cfd = _mm256_mul_pd(cd, d);
+                    finite[h] = _mm256_add_pd(finite[h], cd);
+                    sum[h] = _mm256_add_pd(sum[h], cfd);
+                    squares[h] = _mm256_add_pd(squares[h], _mm256_mul_pd(cfd, d));
+                    zeros[h] = _mm256_add_pd(zeros[h], _mm256_and_pd(cd, _mm256_cmp_pd(vd, zero, _CMP_EQ_OQ)));
+                }
+                continue;
+            }
             for (unsigned h = 0; h < 2; ++h) {
                 const __m256d vd
                     = _mm256_cvtps_pd(h ? _mm256_extractf128_ps(v, 1) : _mm256_castps256_ps128(v));
@@ -62,10 +82,6 @@ STB_AVX2 void momentsImpl(
                 sum[h] = _mm256_add_pd(sum[h], cfd);
                 squares[h] = _mm256_add_pd(squares[h], _mm256_mul_pd(cfd, d));
                 zeros[h] = _mm256_add_pd(zeros[h], _mm256_and_pd(cd, _mm256_cmp_pd(vd, zero, _CMP_EQ_OQ)));
-                // All finite (the rule): NaN and the infinities would add +0, which leaves a sum of
-                // non-negative counts as it is.
-                if (allFinite)
-                    continue;
                 nan[h] = _mm256_add_pd(nan[h], _mm256_and_pd(cd, _mm256_cmp_pd(vd, vd, _CMP_UNORD_Q)));
                 posInf[h] = _mm256_add_pd(posInf[h], _mm256_and_pd(cd, _mm256_cmp_pd(vd, inf, _CMP_EQ_OQ)));
                 negInf[h]

@@ -49,14 +49,16 @@ bool sameBits(float a, float b)
     return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
 }
 
-std::vector<float> specialValues(std::size_t n, std::mt19937 &rng)
+// One value in `every` special; the first three specials (NaN, ±Inf) only when `nonFinite`.
+std::vector<float> specialValues(std::size_t n, std::mt19937 &rng, unsigned every = 7, bool nonFinite = true)
 {
     const float specials[] = { NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-40f, -3e-42f,
         std::numeric_limits<float>::max(), -std::numeric_limits<float>::denorm_min() };
+    const unsigned first = nonFinite ? 0 : 3;
     std::normal_distribution<float> normal(0.0f, 0.02f);
     std::vector<float> v(n);
     for (std::size_t k = 0; k < n; ++k)
-        v[k] = rng() % 7 == 0 ? specials[rng() % std::size(specials)] : normal(rng);
+        v[k] = rng() % every == 0 ? specials[first + rng() % (std::size(specials) - first)] : normal(rng);
     return v;
 }
 
@@ -87,22 +89,32 @@ void tst_DequantRuns::countedMoments_data()
 {
     QTest::addColumn<int>("family");
     QTest::addColumn<int>("n");
+    // Mixed: NaN, ±Inf and counts from 2^31 often. Finite: none of them (AVX2's fast steps).
+    // Rare: one step in a few has one (fast and slow steps adding to the same lanes).
+    QTest::addColumn<int>("mix");
     for (int family : { Avx512, Avx2 })
         for (int n : { 0, 1, 7, 8, 15, 16, 17, 100, 1023 })
-            QTest::newRow(
-                qPrintable(QStringLiteral("%1 %2").arg(family == Avx512 ? u"avx512" : u"avx2").arg(n)))
-                << family << n;
+            for (int mix : { 0, 1, 2 })
+                QTest::newRow(qPrintable(QStringLiteral("%1 %2 %3")
+                                             .arg(family == Avx512 ? u"avx512" : u"avx2")
+                                             .arg(n)
+                                             .arg(mix == 0 ? u"mixed" : mix == 1 ? u"finite" : u"rare")))
+                    << family << n << mix;
 }
 
 void tst_DequantRuns::countedMoments()
 {
     QFETCH(int, family);
     QFETCH(int, n);
-    std::mt19937 rng(static_cast<unsigned>(n) * 31u + static_cast<unsigned>(family));
-    const std::vector<float> values = specialValues(static_cast<std::size_t>(n), rng);
+    QFETCH(int, mix);
+    std::mt19937 rng(static_cast<unsigned>(n) * 31u + static_cast<unsigned>(family) * 7u + static_cast<unsigned>(mix));
+    const std::vector<float> values = mix == 0 ? specialValues(static_cast<std::size_t>(n), rng)
+        : mix == 1                             ? specialValues(static_cast<std::size_t>(n), rng, 7, false)
+                                               : specialValues(static_cast<std::size_t>(n), rng, 60, true);
+    const unsigned bigEvery = mix == 0 ? 9 : mix == 1 ? 0 : 60;
     std::vector<std::uint32_t> counts(static_cast<std::size_t>(n));
     for (auto &c : counts)
-        c = rng() % 5 == 0 ? 0u : rng() % 9 == 0 ? 0x80000000u + rng() % 1000 : rng() % 300;
+        c = rng() % 5 == 0 ? 0u : bigEvery && rng() % bigEvery == 0 ? 0x80000000u + rng() % 1000 : rng() % 300;
     quant::CountedMoments expected, got;
     {
         UseFamily portable(Portable);
