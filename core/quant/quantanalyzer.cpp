@@ -143,6 +143,7 @@ public:
         std::uint64_t *tables = m_worker.binTables.data();
         const std::size_t stride = m_bins + 1;
         std::size_t k = 0;
+        std::uint64_t zeros = 0;
         const bool wide = kernels::avx512::enabled();
         if (m_plan.indexed && (wide || kernels::avx2::enabled())) {
             constexpr std::size_t kBlock = 1024;
@@ -165,11 +166,20 @@ public:
                     t2[index[j + 2]] += c[j + 2];
                     t3[index[j + 3]] += c[j + 3];
                 }
-                for (std::size_t s = 0; s < slowCount; ++s)
-                    binOne(values[k + slow[s]], counts[k + slow[s]]);
+                // Most slow values are zeros on a bin edge (a code's value in every block): their
+                // counts summed here, not added one by one to the same counter in memory.
+                for (std::size_t s = 0; s < slowCount; ++s) {
+                    const float value = values[k + slow[s]];
+                    if (value == 0)
+                        zeros += counts[k + slow[s]];
+                    else
+                        binOne(value, counts[k + slow[s]]);
+                }
                 k += length;
             }
         }
+        if (zeros && m_zeroBin >= 0)
+            m_worker.binCounts[static_cast<std::size_t>(m_zeroBin)] += zeros;
         for (; k < n; ++k)
             binOne(values[k], counts[k]);
         if (m_plan.outliersPossible) {
