@@ -221,82 +221,162 @@ STB_AVX2 void blockNibbleImpl(
     blockSingles(codes + 4 * tiles * blockBytes, blockBytes, blocks - 4 * tiles, tables + 64 * tiles);
 }
 
-// Per byte lane of 32-byte rows, how many of its low nibbles (which & 1) and high nibbles
-// (which & 2) equal code 8·g + j, added to acc[j]: at most 255 in all.
+// The lookup tables of the code pairs (2g, 2g + 1): a nibble to 1 or 16 (a 4-bit field each).
+STB_AVX2 inline void pairTables(__m256i *pairOf)
+{
+    for (unsigned g = 0; g < 8; ++g) {
+        alignas(16) std::uint8_t table[16] = {};
+        table[2 * g] = 1;
+        table[2 * g + 1] = 16;
+        pairOf[g] = _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i *>(table)));
+    }
+}
+
+// Per byte lane of `rows` 32-byte rows (at most 15 nibbles in all: a field never carries), how
+// many of its low nibbles (which & 1) and high nibbles (which & 2) equal each code, added to the
+// byte counters count[code].
 template<unsigned which>
-STB_AVX2 inline void laneCodeCounts(
-    const std::byte *p, std::size_t stride, std::size_t rows, unsigned g, __m256i *acc)
+STB_AVX2 inline void laneFieldCounts(
+    const std::byte *p, std::size_t stride, std::size_t rows, const __m256i *pairOf, __m256i *count)
 {
     const __m256i fifteen = _mm256_set1_epi8(15);
+    __m256i acc[8];
+    for (auto &a : acc)
+        a = _mm256_setzero_si256();
     for (std::size_t r = 0; r < rows; ++r) {
         const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + r * stride));
         const __m256i lo = _mm256_and_si256(v, fifteen),
                       hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), fifteen);
 #pragma GCC unroll 8
-        for (unsigned j = 0; j < 8; ++j) {
-            const __m256i code = _mm256_set1_epi8(static_cast<char>(8 * g + j));
+        for (unsigned g = 0; g < 8; ++g) {
             if (which & 1)
-                acc[j] = _mm256_sub_epi8(acc[j], _mm256_cmpeq_epi8(lo, code));
+                acc[g] = _mm256_add_epi8(acc[g], _mm256_shuffle_epi8(pairOf[g], lo));
             if (which & 2)
-                acc[j] = _mm256_sub_epi8(acc[j], _mm256_cmpeq_epi8(hi, code));
+                acc[g] = _mm256_add_epi8(acc[g], _mm256_shuffle_epi8(pairOf[g], hi));
         }
+    }
+#pragma GCC unroll 8
+    for (unsigned g = 0; g < 8; ++g) {
+        count[2 * g] = _mm256_add_epi8(count[2 * g], _mm256_and_si256(acc[g], fifteen));
+        count[2 * g + 1]
+            = _mm256_add_epi8(count[2 * g + 1], _mm256_and_si256(_mm256_srli_epi16(acc[g], 4), fifteen));
     }
 }
 
+// r[i][j] to r[j][i] for 8 × 8 32-bit numbers.
+STB_AVX2 inline void transpose8x32(__m256i *r)
+{
+    __m256i t[8], u[8];
+    for (unsigned i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    for (unsigned i = 0; i < 8; i += 4) {
+        u[i] = _mm256_unpacklo_epi64(t[i], t[i + 2]);
+        u[i + 1] = _mm256_unpackhi_epi64(t[i], t[i + 2]);
+        u[i + 2] = _mm256_unpacklo_epi64(t[i + 1], t[i + 3]);
+        u[i + 3] = _mm256_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    for (unsigned i = 0; i < 4; ++i) {
+        r[i] = _mm256_permute2x128_si256(u[i], u[i + 4], 0x20);
+        r[i + 4] = _mm256_permute2x128_si256(u[i], u[i + 4], 0x31);
+    }
+}
+
+// r[i] byte j to r[j] byte i for 16 × 16 bytes, in each 128-bit half on its own.
+STB_AVX2 inline void transpose16x8(__m256i *r)
+{
+    __m256i a[16], b[16];
+    for (unsigned i = 0; i < 16; i += 2) {
+        a[i] = _mm256_unpacklo_epi8(r[i], r[i + 1]);
+        a[i + 1] = _mm256_unpackhi_epi8(r[i], r[i + 1]);
+    }
+    for (unsigned i = 0; i < 16; i += 4) { // columns 0-3, 4-7, 8-11, 12-15 of rows i to i + 3
+        b[i] = _mm256_unpacklo_epi16(a[i], a[i + 2]);
+        b[i + 1] = _mm256_unpackhi_epi16(a[i], a[i + 2]);
+        b[i + 2] = _mm256_unpacklo_epi16(a[i + 1], a[i + 3]);
+        b[i + 3] = _mm256_unpackhi_epi16(a[i + 1], a[i + 3]);
+    }
+    for (unsigned q = 0; q < 4; ++q) { // columns 2m and 2m + 1 of rows 0-7 (a) and 8-15 (r)
+        a[2 * q] = _mm256_unpacklo_epi32(b[q], b[4 + q]);
+        a[2 * q + 1] = _mm256_unpackhi_epi32(b[q], b[4 + q]);
+        r[2 * q] = _mm256_unpacklo_epi32(b[8 + q], b[12 + q]);
+        r[2 * q + 1] = _mm256_unpackhi_epi32(b[8 + q], b[12 + q]);
+    }
+    for (unsigned m = 0; m < 8; ++m) {
+        b[2 * m] = _mm256_unpacklo_epi64(a[m], r[m]);
+        b[2 * m + 1] = _mm256_unpackhi_epi64(a[m], r[m]);
+    }
+    for (unsigned c = 0; c < 16; ++c)
+        r[c] = b[c];
+}
+
+// GPTQ: 8 words (columns) a step; counts kept per byte lane in 4-bit fields for 7 rows (14
+// nibbles), in bytes for up to 126 rows, then summed over each word's 4 bytes.
 STB_AVX2 std::size_t columnNibbleImpl(
     const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns, std::uint32_t *tables)
 {
     const __m256i ones8 = _mm256_set1_epi8(1), ones16 = _mm256_set1_epi16(1);
-    alignas(32) std::uint32_t sums[8][8];
+    __m256i pairOf[8];
+    pairTables(pairOf);
     std::size_t c0 = 0;
     for (; c0 + 8 <= columns; c0 += 8) {
-        for (std::size_t r0 = 0; r0 < rows; r0 += 127) {
-            const std::size_t n = std::min<std::size_t>(127, rows - r0);
-            for (unsigned g = 0; g < 2; ++g) { // codes 0-7, then 8-15: sixteen counters would spill
-                __m256i acc[8];
-                for (auto &a : acc)
-                    a = _mm256_setzero_si256();
-                laneCodeCounts<3>(words + r0 * stride + 4 * c0, stride, n, g, acc);
-                for (unsigned j = 0; j < 8; ++j) // the four bytes of a word's lane summed
-                    _mm256_store_si256(reinterpret_cast<__m256i *>(sums[j]),
-                        _mm256_madd_epi16(_mm256_maddubs_epi16(acc[j], ones8), ones16));
-                for (unsigned lane = 0; lane < 8; ++lane) {
-                    for (unsigned j = 0; j < 8; ++j)
-                        tables[(c0 + lane) * 16 + 8 * g + j] += sums[j][lane];
-                }
-            }
+        __m256i total[16]; // per code, 32-bit counts of the 8 columns
+        for (auto &t : total)
+            t = _mm256_setzero_si256();
+        for (std::size_t r0 = 0; r0 < rows; r0 += 126) {
+            const std::size_t n = std::min<std::size_t>(126, rows - r0);
+            __m256i count[16];
+            for (auto &c : count)
+                c = _mm256_setzero_si256();
+            for (std::size_t r1 = 0; r1 < n; r1 += 7)
+                laneFieldCounts<3>(words + (r0 + r1) * stride + 4 * c0, stride, std::min<std::size_t>(7, n - r1),
+                    pairOf, count);
+            for (unsigned j = 0; j < 16; ++j) // the four bytes of a word's lane summed
+                total[j] = _mm256_add_epi32(total[j], _mm256_madd_epi16(_mm256_maddubs_epi16(count[j], ones8), ones16));
+        }
+        transpose8x32(total);     // codes 0-7: total[lane]
+        transpose8x32(total + 8); // codes 8-15: total[8 + lane]
+        for (unsigned lane = 0; lane < 8; ++lane) {
+            __m256i *t = reinterpret_cast<__m256i *>(tables + (c0 + lane) * 16);
+            _mm256_storeu_si256(t, _mm256_add_epi32(_mm256_loadu_si256(t), total[lane]));
+            _mm256_storeu_si256(t + 1, _mm256_add_epi32(_mm256_loadu_si256(t + 1), total[8 + lane]));
         }
     }
     return c0;
 }
 
+// AWQ: 8 words a step, low nibbles and high nibbles apart (they are different positions);
+// counts in 4-bit fields for 15 rows, in bytes for up to 255 rows.
 STB_AVX2 std::size_t slotNibbleImpl(const std::byte *words, std::size_t stride, std::size_t rows,
     std::size_t columns, std::size_t rowWords, std::uint32_t *tables)
 {
-    alignas(32) std::uint8_t bytes[8][32];
+    __m256i pairOf[8];
+    pairTables(pairOf);
     std::size_t c0 = 0;
     for (; c0 + 8 <= columns; c0 += 8) {
         for (std::size_t r0 = 0; r0 < rows; r0 += 255) {
             const std::size_t n = std::min<std::size_t>(255, rows - r0);
             for (unsigned high = 0; high < 2; ++high) {
-                for (unsigned g = 0; g < 2; ++g) {
-                    __m256i acc[8];
-                    for (auto &a : acc)
-                        a = _mm256_setzero_si256();
+                __m256i count[16];
+                for (auto &c : count)
+                    c = _mm256_setzero_si256();
+                for (std::size_t r1 = 0; r1 < n; r1 += 15) {
+                    const std::byte *p = words + (r0 + r1) * stride + 4 * c0;
+                    const std::size_t m = std::min<std::size_t>(15, n - r1);
                     if (high)
-                        laneCodeCounts<2>(words + r0 * stride + 4 * c0, stride, n, g, acc);
+                        laneFieldCounts<2>(p, stride, m, pairOf, count);
                     else
-                        laneCodeCounts<1>(words + r0 * stride + 4 * c0, stride, n, g, acc);
-                    for (unsigned j = 0; j < 8; ++j)
-                        _mm256_store_si256(reinterpret_cast<__m256i *>(bytes[j]), acc[j]);
+                        laneFieldCounts<1>(p, stride, m, pairOf, count);
+                }
+                // count[lane]: byte lane `lane`'s 16 codes (low half), lane 16 + lane's (high).
+                transpose16x8(count);
+                for (unsigned lane = 0; lane < 32; ++lane) {
                     // Byte lane 4w + k: word c0 + w, nibble slot 2k (+1 for the high nibble).
-                    for (unsigned k = 0; k < 4; ++k) {
-                        std::uint32_t *t = tables + ((2 * k + high) * rowWords + c0) * 16 + 8 * g;
-                        for (unsigned w = 0; w < 8; ++w) {
-                            for (unsigned j = 0; j < 8; ++j)
-                                t[w * 16 + j] += bytes[j][4 * w + k];
-                        }
-                    }
+                    const unsigned w = lane / 4, k = lane % 4;
+                    const __m256i &c = count[lane % 16];
+                    addByteCounts(tables + ((2 * k + high) * rowWords + c0 + w) * 16,
+                        lane < 16 ? _mm256_castsi256_si128(c) : _mm256_extracti128_si256(c, 1));
                 }
             }
         }

@@ -187,14 +187,19 @@ void tst_DequantRuns::wordNibbleCounts_data()
     QTest::addColumn<int>("family");
     QTest::addColumn<int>("rows");
     QTest::addColumn<int>("columns");
+    // Bytes: -1 random with runs along rows, -2 with runs down the columns, else all that byte
+    // (one code in every nibble: the counters' largest counts).
+    QTest::addColumn<int>("fill");
     for (int family : { Avx512, Avx2 })
         for (int rows : { 1, 130, 300 }) // past 127 and 255: the byte counters' flushes
             for (int columns : { 8, 13, 16, 40 })
-                QTest::newRow(qPrintable(QStringLiteral("%1 %2 rows x %3")
-                                             .arg(family == Avx512 ? u"avx512" : u"avx2")
-                                             .arg(rows)
-                                             .arg(columns)))
-                    << family << rows << columns;
+                for (int fill : { -1, -2, 0x00, 0xFF, 0x10 })
+                    QTest::newRow(qPrintable(QStringLiteral("%1 %2 rows x %3 fill %4")
+                                                 .arg(family == Avx512 ? u"avx512" : u"avx2")
+                                                 .arg(rows)
+                                                 .arg(columns)
+                                                 .arg(fill)))
+                        << family << rows << columns << fill;
 }
 
 // GPTQ's column counts and AWQ's slot counts over rows of 32-bit words, with a stride wider than
@@ -204,12 +209,19 @@ void tst_DequantRuns::wordNibbleCounts()
     QFETCH(int, family);
     QFETCH(int, rows);
     QFETCH(int, columns);
+    QFETCH(int, fill);
     const std::size_t r = static_cast<std::size_t>(rows), c = static_cast<std::size_t>(columns);
     const std::size_t stride = 4 * c + 12, rowWords = c + 3;
     std::mt19937 rng(static_cast<unsigned>(rows * 1000 + columns));
     std::vector<std::byte> words(r * stride);
-    for (std::size_t k = 0; k < words.size(); ++k)
-        words[k] = k % 89 < 30 ? std::byte { 0xAA } : static_cast<std::byte>(rng());
+    for (std::size_t k = 0; k < words.size(); ++k) {
+        if (fill >= 0)
+            words[k] = static_cast<std::byte>(fill);
+        else if (fill == -2)
+            words[k] = (k / stride) % 40 < 20 ? std::byte { 0xEE } : static_cast<std::byte>(rng());
+        else
+            words[k] = k % 89 < 30 ? std::byte { 0xAA } : static_cast<std::byte>(rng());
+    }
     std::vector<std::uint32_t> columnExpected(16 * c, 3), slotExpected(8 * rowWords * 16, 3);
     std::vector<std::uint32_t> columnGot = columnExpected, slotGot = slotExpected;
     {
