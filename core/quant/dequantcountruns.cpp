@@ -204,30 +204,14 @@ STB_BODY void narrowBody(const std::uint32_t *__restrict counts, std::size_t n, 
         out[k] = static_cast<std::uint8_t>(counts[k]);
 }
 
-STB_BODY void widenBody(const std::uint8_t *__restrict bytes, std::size_t n, std::uint32_t *__restrict out)
-{
-    for (std::size_t k = 0; k < n; ++k)
-        out[k] = bytes[k];
-}
-
 STB_AVX512 void narrowWide(const std::uint32_t *counts, std::size_t n, std::uint8_t *out)
 {
     narrowBody(counts, n, out);
 }
 
-STB_AVX512 void widenWide(const std::uint8_t *bytes, std::size_t n, std::uint32_t *out)
-{
-    widenBody(bytes, n, out);
-}
-
 STB_AVX2 void narrowAvx2(const std::uint32_t *counts, std::size_t n, std::uint8_t *out)
 {
     narrowBody(counts, n, out);
-}
-
-STB_AVX2 void widenAvx2(const std::uint8_t *bytes, std::size_t n, std::uint32_t *out)
-{
-    widenBody(bytes, n, out);
 }
 
 } // namespace
@@ -240,16 +224,6 @@ void narrowCounts(const std::uint32_t *counts, std::size_t n, std::uint8_t *out)
         narrowAvx2(counts, n, out);
     else
         narrowBody(counts, n, out);
-}
-
-void widenCounts(const std::uint8_t *bytes, std::size_t n, std::uint32_t *out)
-{
-    if (STB_WIDE_RUNS && kernels::avx512::enabled())
-        widenWide(bytes, n, out);
-    else if (STB_WIDE_RUNS && kernels::avx2::enabled())
-        widenAvx2(bytes, n, out);
-    else
-        widenBody(bytes, n, out);
 }
 
 void columnNibbleCounts(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,

@@ -138,7 +138,25 @@ public:
         , m_bins(static_cast<unsigned>(plan.edges.size()) - 1)
         , m_zeroBin(kernels::binIndex(plan, 0.0))
     { }
-    void add(const float *values, const std::uint32_t *counts, std::size_t n) override
+    void add(const float *values, const std::uint32_t *counts, std::size_t n) override { addPairs(values, counts, n); }
+    // Pass 2 replaying a tape: the counts straight from it.
+    void addBytes(const float *values, const std::uint8_t *counts, std::size_t n) override
+    {
+        addPairs(values, counts, n);
+    }
+    // Folds the interleaved bins into the worker's.
+    void finish()
+    {
+        const std::size_t stride = m_bins + 1;
+        for (unsigned t = 0; t < Worker::kBinTables; ++t) {
+            for (unsigned b = 0; b < m_bins; ++b)
+                m_worker.binCounts[b] += m_worker.binTables[t * stride + b];
+        }
+        std::fill(m_worker.binTables.begin(), m_worker.binTables.end(), 0);
+    }
+
+private:
+    template<typename Count> void addPairs(const float *values, const Count *counts, std::size_t n)
     {
         std::uint64_t *tables = m_worker.binTables.data();
         const std::size_t stride = m_bins + 1;
@@ -159,7 +177,7 @@ public:
                 // Out of range or slow: the trash, m_bins. Length is a multiple of kBinTables.
                 static_assert(Worker::kBinTables == 4);
                 std::uint64_t *t0 = tables, *t1 = t0 + stride, *t2 = t1 + stride, *t3 = t2 + stride;
-                const std::uint32_t *c = counts + k;
+                const Count *c = counts + k;
                 for (std::size_t j = 0; j < length; j += 4) {
                     t0[index[j]] += c[j];
                     t1[index[j + 1]] += c[j + 1];
@@ -190,18 +208,6 @@ public:
             }
         }
     }
-    // Folds the interleaved bins into the worker's.
-    void finish()
-    {
-        const std::size_t stride = m_bins + 1;
-        for (unsigned t = 0; t < Worker::kBinTables; ++t) {
-            for (unsigned b = 0; b < m_bins; ++b)
-                m_worker.binCounts[b] += m_worker.binTables[t * stride + b];
-        }
-        std::fill(m_worker.binTables.begin(), m_worker.binTables.end(), 0);
-    }
-
-private:
     // Zero is often a code's value (bitsandbytes' tables, symmetric codes) and often an edge
     // (a symmetric range), where the float index hands it here: its bin is known.
     void binOne(float value, std::uint32_t count)
