@@ -139,12 +139,89 @@ STB_AVX512 void slotNibbleWide(const std::byte *words, std::size_t stride, std::
     slotNibbleBody(words + 4 * c0, stride, rows, columns - c0, rowWords, tables + 16 * c0);
 }
 
+#if STB_WIDE_RUNS
+// Tiles of 8 blocks, 32 bytes of each at a time, as the AVX2 blockTiles (dequantrunsavx2.cpp):
+// 64-bit lane j holds block j's bytes in all 4 rows; a nibble looked up (vpshufb) as 1 or 16 in
+// the 4-bit fields of a code pair (at most 8 nibbles a byte lane), each field summed over a
+// lane's 8 bytes by vpsadbw. No sum across lanes per code, two instructions per code pair.
+STB_AVX512 void blockTilesWide(const std::uint8_t *codes, std::size_t blockBytes, std::size_t tiles, std::uint32_t *tables)
+{
+    const __m512i fifteen = _mm512_set1_epi8(15), highs = _mm512_set1_epi8(static_cast<char>(0xF0));
+    const __m512i zero = _mm512_setzero_si512();
+    // Qword q of blocks 0-3 (from two registers of two blocks each) in lanes 0-3, q + 1 in 4-7.
+    const __m512i firstPair = _mm512_setr_epi64(0, 4, 8, 12, 1, 5, 9, 13);
+    const __m512i secondPair = _mm512_setr_epi64(2, 6, 10, 14, 3, 7, 11, 15);
+    __m512i pairOf[8];
+    for (unsigned g = 0; g < 8; ++g) {
+        alignas(16) std::uint8_t table[16] = {};
+        table[2 * g] = 1;
+        table[2 * g + 1] = 16;
+        pairOf[g] = _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i *>(table)));
+    }
+    for (std::size_t t = 0; t < tiles; ++t) {
+        const std::uint8_t *base = codes + 8 * t * blockBytes;
+        std::uint32_t *tab = tables + 128 * t;
+        for (std::size_t s = 0; s < blockBytes; s += 32) {
+            __m512i two[4]; // blocks 2i and 2i + 1
+            for (unsigned i = 0; i < 4; ++i) {
+                const std::uint8_t *p = base + 2 * i * blockBytes + s;
+                two[i] = _mm512_inserti64x4(
+                    _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p))),
+                    _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + blockBytes)), 1);
+            }
+            const __m512i a0 = _mm512_permutex2var_epi64(two[0], firstPair, two[1]);
+            const __m512i a1 = _mm512_permutex2var_epi64(two[0], secondPair, two[1]);
+            const __m512i b0 = _mm512_permutex2var_epi64(two[2], firstPair, two[3]);
+            const __m512i b1 = _mm512_permutex2var_epi64(two[2], secondPair, two[3]);
+            const __m512i rows[4] = { _mm512_shuffle_i64x2(a0, b0, _MM_SHUFFLE(1, 0, 1, 0)),
+                _mm512_shuffle_i64x2(a0, b0, _MM_SHUFFLE(3, 2, 3, 2)),
+                _mm512_shuffle_i64x2(a1, b1, _MM_SHUFFLE(1, 0, 1, 0)),
+                _mm512_shuffle_i64x2(a1, b1, _MM_SHUFFLE(3, 2, 3, 2)) };
+            __m512i acc[8];
+            for (auto &x : acc)
+                x = zero;
+            for (const __m512i &row : rows) {
+                const __m512i lo = _mm512_and_si512(row, fifteen),
+                              hi = _mm512_and_si512(_mm512_srli_epi16(row, 4), fifteen);
+#pragma GCC unroll 8
+                for (unsigned g = 0; g < 8; ++g)
+                    acc[g] = _mm512_add_epi8(acc[g],
+                        _mm512_add_epi8(_mm512_shuffle_epi8(pairOf[g], lo), _mm512_shuffle_epi8(pairOf[g], hi)));
+            }
+            __m512i packed[2] = { zero, zero }; // codes 0-7 and 8-15, a byte each, lane j: block j
+#pragma GCC unroll 8
+            for (unsigned g = 0; g < 8; ++g) {
+                const __m512i low = _mm512_sad_epu8(_mm512_and_si512(acc[g], fifteen), zero);
+                const __m512i high = _mm512_sad_epu8(_mm512_and_si512(acc[g], highs), zero); // 16 × count
+                const __m512i pair = _mm512_or_si512(low, _mm512_slli_epi64(high, 4));
+                packed[g / 4] = _mm512_or_si512(packed[g / 4], _mm512_slli_epi64(pair, 16 * (g % 4)));
+            }
+            const __m512i even = _mm512_unpacklo_epi64(packed[0], packed[1]); // blocks 0, 2, 4, 6
+            const __m512i odd = _mm512_unpackhi_epi64(packed[0], packed[1]); // blocks 1, 3, 5, 7
+            const __m128i counts[8] = { _mm512_castsi512_si128(even), _mm512_castsi512_si128(odd),
+                _mm512_extracti32x4_epi32(even, 1), _mm512_extracti32x4_epi32(odd, 1),
+                _mm512_extracti32x4_epi32(even, 2), _mm512_extracti32x4_epi32(odd, 2),
+                _mm512_extracti32x4_epi32(even, 3), _mm512_extracti32x4_epi32(odd, 3) };
+            for (unsigned j = 0; j < 8; ++j) {
+                std::uint32_t *tj = tab + 16 * j;
+                _mm512_storeu_si512(tj, _mm512_add_epi32(_mm512_loadu_si512(tj), _mm512_cvtepu8_epi32(counts[j])));
+            }
+        }
+    }
+}
+#endif
+
 STB_AVX512 void blockNibbleWide(
     const std::uint8_t *codes, std::size_t blockBytes, std::size_t blocks, std::uint32_t *tables)
 {
 #if STB_WIDE_RUNS
     if (blockBytes % 32 == 0) {
-        // Halves of 32 bytes: the low and high 32 bits of a 64-byte compare mask.
+        const std::size_t tiles = blocks / 8;
+        blockTilesWide(codes, blockBytes, tiles, tables);
+        codes += 8 * tiles * blockBytes;
+        tables += 128 * tiles;
+        blocks -= 8 * tiles;
+        // The blocks left: halves of 32 bytes, the low and high 32 bits of a 64-byte compare mask.
         const std::size_t halves = blocks * blockBytes / 32, perBlock = blockBytes / 32;
         const __m512i fifteen = _mm512_set1_epi8(15);
         std::size_t h = 0;
