@@ -144,7 +144,8 @@ STB_AVX512 void slotNibbleWide(const std::byte *words, std::size_t stride, std::
 // 64-bit lane j holds block j's bytes in all 4 rows; a nibble looked up (vpshufb) as 1 or 16 in
 // the 4-bit fields of a code pair (at most 8 nibbles a byte lane), each field summed over a
 // lane's 8 bytes by vpsadbw. No sum across lanes per code, two instructions per code pair.
-STB_AVX512 void blockTilesWide(const std::uint8_t *codes, std::size_t blockBytes, std::size_t tiles, std::uint32_t *tables)
+STB_AVX512 void blockTilesWide(
+    const std::uint8_t *codes, std::size_t blockBytes, std::size_t tiles, std::uint32_t *tables)
 {
     const __m512i fifteen = _mm512_set1_epi8(15), highs = _mm512_set1_epi8(static_cast<char>(0xF0));
     const __m512i zero = _mm512_setzero_si512();
@@ -186,7 +187,8 @@ STB_AVX512 void blockTilesWide(const std::uint8_t *codes, std::size_t blockBytes
 #pragma GCC unroll 8
                 for (unsigned g = 0; g < 8; ++g)
                     acc[g] = _mm512_add_epi8(acc[g],
-                        _mm512_add_epi8(_mm512_shuffle_epi8(pairOf[g], lo), _mm512_shuffle_epi8(pairOf[g], hi)));
+                        _mm512_add_epi8(
+                            _mm512_shuffle_epi8(pairOf[g], lo), _mm512_shuffle_epi8(pairOf[g], hi)));
             }
             __m512i packed[2] = { zero, zero }; // codes 0-7 and 8-15, a byte each, lane j: block j
 #pragma GCC unroll 8
@@ -204,7 +206,8 @@ STB_AVX512 void blockTilesWide(const std::uint8_t *codes, std::size_t blockBytes
                 _mm512_extracti32x4_epi32(even, 3), _mm512_extracti32x4_epi32(odd, 3) };
             for (unsigned j = 0; j < 8; ++j) {
                 std::uint32_t *tj = tab + 16 * j;
-                _mm512_storeu_si512(tj, _mm512_add_epi32(_mm512_loadu_si512(tj), _mm512_cvtepu8_epi32(counts[j])));
+                _mm512_storeu_si512(
+                    tj, _mm512_add_epi32(_mm512_loadu_si512(tj), _mm512_cvtepu8_epi32(counts[j])));
             }
         }
     }

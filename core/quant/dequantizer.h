@@ -166,8 +166,8 @@ private:
     void countPacked(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
     // The sink's take() of tables[0, n) with their values, the counts recorded on the tape first;
     // or when replaying, the tape's counts instead (the tables, not counted into, stay clear).
-    static void report(
-        DequantScratch &scratch, CodeCountSink &sink, const float *values, std::uint32_t *tables, std::size_t n);
+    static void report(DequantScratch &scratch, CodeCountSink &sink, const float *values,
+        std::uint32_t *tables, std::size_t n);
     void fp8Run(const std::uint8_t *codes, float scale, std::uint64_t n, float *out) const;
     void loadGroup(std::uint64_t group, DequantScratch &scratch) const; // GPTQ and AWQ
     void storageGrouped(std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const;

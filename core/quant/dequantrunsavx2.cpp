@@ -64,7 +64,8 @@ STB_AVX2 void momentsImpl(
                     finite[h] = _mm256_add_pd(finite[h], cd);
                     sum[h] = _mm256_add_pd(sum[h], cfd);
                     squares[h] = _mm256_add_pd(squares[h], _mm256_mul_pd(cfd, d));
-                    zeros[h] = _mm256_add_pd(zeros[h], _mm256_and_pd(cd, _mm256_cmp_pd(vd, zero, _CMP_EQ_OQ)));
+                    zeros[h]
+                        = _mm256_add_pd(zeros[h], _mm256_and_pd(cd, _mm256_cmp_pd(vd, zero, _CMP_EQ_OQ)));
                 }
                 continue;
             }
@@ -147,7 +148,8 @@ STB_AVX2 inline void addByteCounts(std::uint32_t *t, __m128i counts)
 {
     __m256i *t0 = reinterpret_cast<__m256i *>(t), *t1 = reinterpret_cast<__m256i *>(t + 8);
     _mm256_storeu_si256(t0, _mm256_add_epi32(_mm256_loadu_si256(t0), _mm256_cvtepu8_epi32(counts)));
-    _mm256_storeu_si256(t1, _mm256_add_epi32(_mm256_loadu_si256(t1), _mm256_cvtepu8_epi32(_mm_srli_si128(counts, 8))));
+    _mm256_storeu_si256(
+        t1, _mm256_add_epi32(_mm256_loadu_si256(t1), _mm256_cvtepu8_epi32(_mm_srli_si128(counts, 8))));
 }
 
 // Tiles of 4 blocks, 32 bytes of each at a time. Their 8-byte quarters are transposed so that
@@ -157,7 +159,8 @@ STB_AVX2 inline void addByteCounts(std::uint32_t *t, __m128i counts)
 // so a field never carries), then vpsadbw sums each field over the lane's 8 bytes. Against
 // blockSingles: two instructions per nibble vector and code pair instead of four per code, and
 // the reduction once per 4 blocks.
-STB_AVX2 void blockTiles(const std::uint8_t *codes, std::size_t blockBytes, std::size_t tiles, std::uint32_t *tables)
+STB_AVX2 void blockTiles(
+    const std::uint8_t *codes, std::size_t blockBytes, std::size_t tiles, std::uint32_t *tables)
 {
     const __m256i fifteen = _mm256_set1_epi8(15), highs = _mm256_set1_epi8(static_cast<char>(0xF0));
     const __m256i zero = _mm256_setzero_si256();
@@ -179,9 +182,9 @@ STB_AVX2 void blockTiles(const std::uint8_t *codes, std::size_t blockBytes, std:
                           d = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + 3 * blockBytes));
             const __m256i ab0 = _mm256_unpacklo_epi64(a, b), ab1 = _mm256_unpackhi_epi64(a, b);
             const __m256i cd0 = _mm256_unpacklo_epi64(c, d), cd1 = _mm256_unpackhi_epi64(c, d);
-            const __m256i rows[4] = { _mm256_permute2x128_si256(ab0, cd0, 0x20),
-                _mm256_permute2x128_si256(ab1, cd1, 0x20), _mm256_permute2x128_si256(ab0, cd0, 0x31),
-                _mm256_permute2x128_si256(ab1, cd1, 0x31) };
+            const __m256i rows[4]
+                = { _mm256_permute2x128_si256(ab0, cd0, 0x20), _mm256_permute2x128_si256(ab1, cd1, 0x20),
+                      _mm256_permute2x128_si256(ab0, cd0, 0x31), _mm256_permute2x128_si256(ab1, cd1, 0x31) };
             __m256i acc[8];
             for (auto &x : acc)
                 x = zero;
@@ -191,7 +194,8 @@ STB_AVX2 void blockTiles(const std::uint8_t *codes, std::size_t blockBytes, std:
 #pragma GCC unroll 8
                 for (unsigned g = 0; g < 8; ++g)
                     acc[g] = _mm256_add_epi8(acc[g],
-                        _mm256_add_epi8(_mm256_shuffle_epi8(pairOf[g], lo), _mm256_shuffle_epi8(pairOf[g], hi)));
+                        _mm256_add_epi8(
+                            _mm256_shuffle_epi8(pairOf[g], lo), _mm256_shuffle_epi8(pairOf[g], hi)));
             }
             // Code 2g's count in byte 2g of a lane, 2g + 1's in the next (at most 64 each): codes
             // 0-7 in packed[0], 8-15 in packed[1].
@@ -330,12 +334,13 @@ STB_AVX2 std::size_t columnNibbleImpl(
             for (auto &c : count)
                 c = _mm256_setzero_si256();
             for (std::size_t r1 = 0; r1 < n; r1 += 7)
-                laneFieldCounts<3>(words + (r0 + r1) * stride + 4 * c0, stride, std::min<std::size_t>(7, n - r1),
-                    pairOf, count);
+                laneFieldCounts<3>(words + (r0 + r1) * stride + 4 * c0, stride,
+                    std::min<std::size_t>(7, n - r1), pairOf, count);
             for (unsigned j = 0; j < 16; ++j) // the four bytes of a word's lane summed
-                total[j] = _mm256_add_epi32(total[j], _mm256_madd_epi16(_mm256_maddubs_epi16(count[j], ones8), ones16));
+                total[j] = _mm256_add_epi32(
+                    total[j], _mm256_madd_epi16(_mm256_maddubs_epi16(count[j], ones8), ones16));
         }
-        transpose8x32(total);     // codes 0-7: total[lane]
+        transpose8x32(total); // codes 0-7: total[lane]
         transpose8x32(total + 8); // codes 8-15: total[8 + lane]
         for (unsigned lane = 0; lane < 8; ++lane) {
             __m256i *t = reinterpret_cast<__m256i *>(tables + (c0 + lane) * 16);

@@ -138,7 +138,10 @@ public:
         , m_bins(static_cast<unsigned>(plan.edges.size()) - 1)
         , m_zeroBin(kernels::binIndex(plan, 0.0))
     { }
-    void add(const float *values, const std::uint32_t *counts, std::size_t n) override { addPairs(values, counts, n); }
+    void add(const float *values, const std::uint32_t *counts, std::size_t n) override
+    {
+        addPairs(values, counts, n);
+    }
     // Pass 2 replaying a tape: the counts straight from it.
     void addBytes(const float *values, const std::uint8_t *counts, std::size_t n) override
     {
@@ -354,7 +357,8 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
     // that takes at most kMaxTape bytes, and pass 2 replays them instead of counting again.
     const std::uint64_t tapeStride = dequantizer.tapesCounts() ? dequantizer.tapeBytes(analysis.unit) : 0;
     const std::uint64_t ranges = (analysis.elements + analysis.unit - 1) / analysis.unit;
-    const quant::TapeBuffer tape(kept.overflow && tapeStride && ranges * tapeStride <= kMaxTape ? ranges * tapeStride : 0);
+    const quant::TapeBuffer tape(
+        kept.overflow && tapeStride && ranges * tapeStride <= kMaxTape ? ranges * tapeStride : 0);
     const auto tapeOf = [&](std::uint64_t first) { return tape.data() + first / analysis.unit * tapeStride; };
     if (!analysis.pass([&](Worker &worker, std::uint64_t first, std::uint64_t n) {
             MomentSink sink(worker, kept);

@@ -98,7 +98,9 @@ void tst_DequantRuns::countedMoments_data()
                 QTest::newRow(qPrintable(QStringLiteral("%1 %2 %3")
                                              .arg(family == Avx512 ? u"avx512" : u"avx2")
                                              .arg(n)
-                                             .arg(mix == 0 ? u"mixed" : mix == 1 ? u"finite" : u"rare")))
+                                             .arg(mix == 0      ? u"mixed"
+                                                     : mix == 1 ? u"finite"
+                                                                : u"rare")))
                     << family << n << mix;
 }
 
@@ -107,14 +109,17 @@ void tst_DequantRuns::countedMoments()
     QFETCH(int, family);
     QFETCH(int, n);
     QFETCH(int, mix);
-    std::mt19937 rng(static_cast<unsigned>(n) * 31u + static_cast<unsigned>(family) * 7u + static_cast<unsigned>(mix));
+    std::mt19937 rng(
+        static_cast<unsigned>(n) * 31u + static_cast<unsigned>(family) * 7u + static_cast<unsigned>(mix));
     const std::vector<float> values = mix == 0 ? specialValues(static_cast<std::size_t>(n), rng)
         : mix == 1                             ? specialValues(static_cast<std::size_t>(n), rng, 7, false)
                                                : specialValues(static_cast<std::size_t>(n), rng, 60, true);
     const unsigned bigEvery = mix == 0 ? 9 : mix == 1 ? 0 : 60;
     std::vector<std::uint32_t> counts(static_cast<std::size_t>(n));
     for (auto &c : counts)
-        c = rng() % 5 == 0 ? 0u : bigEvery && rng() % bigEvery == 0 ? 0x80000000u + rng() % 1000 : rng() % 300;
+        c = rng() % 5 == 0                      ? 0u
+            : bigEvery && rng() % bigEvery == 0 ? 0x80000000u + rng() % 1000
+                                                : rng() % 300;
     quant::CountedMoments expected, got;
     {
         UseFamily portable(Portable);
