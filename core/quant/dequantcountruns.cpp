@@ -105,32 +105,111 @@ STB_AVX512 void columnNibbleWide(const std::byte *words, std::size_t stride, std
     columnNibbleBody(words + 4 * c0, stride, rows, columns - c0, tables + 16 * c0);
 }
 
+#if STB_WIDE_RUNS
+// The lookup tables of the code pairs (2g, 2g + 1): a nibble to 1 or 16 (a 4-bit field each).
+STB_AVX512 inline void pairTablesWide(__m512i *pairOf)
+{
+    for (unsigned g = 0; g < 8; ++g) {
+        alignas(64) std::uint8_t table[64] = {}; // the same in each 128-bit quarter (vpshufb's)
+        for (unsigned q = 0; q < 4; ++q) {
+            table[16 * q + 2 * g] = 1;
+            table[16 * q + 2 * g + 1] = 16;
+        }
+        pairOf[g] = _mm512_load_si512(table);
+    }
+}
+
+// Per byte lane of `rows` (at most 15) 64-byte rows, how many of its low nibbles (which 1) or
+// high nibbles (which 2) equal each code, added to the byte counters count[code]: 4-bit fields
+// of code pairs by vpshufb, as the AVX2 slot counts (dequantrunsavx2.cpp).
+template<unsigned which>
+STB_AVX512 inline void laneFieldCountsWide(
+    const std::byte *p, std::size_t stride, std::size_t rows, const __m512i *pairOf, __m512i *count)
+{
+    const __m512i fifteen = _mm512_set1_epi8(15);
+    __m512i acc[8];
+    for (auto &a : acc)
+        a = _mm512_setzero_si512();
+    for (std::size_t r = 0; r < rows; ++r) {
+        const __m512i v = _mm512_loadu_si512(p + r * stride);
+        const __m512i nibble
+            = which == 1 ? _mm512_and_si512(v, fifteen) : _mm512_and_si512(_mm512_srli_epi16(v, 4), fifteen);
+#pragma GCC unroll 8
+        for (unsigned g = 0; g < 8; ++g)
+            acc[g] = _mm512_add_epi8(acc[g], _mm512_shuffle_epi8(pairOf[g], nibble));
+    }
+#pragma GCC unroll 8
+    for (unsigned g = 0; g < 8; ++g) {
+        count[2 * g] = _mm512_add_epi8(count[2 * g], _mm512_and_si512(acc[g], fifteen));
+        count[2 * g + 1]
+            = _mm512_add_epi8(count[2 * g + 1], _mm512_and_si512(_mm512_srli_epi16(acc[g], 4), fifteen));
+    }
+}
+
+// r[i] byte j to r[j] byte i for 16 × 16 bytes, in each 128-bit quarter on its own.
+STB_AVX512 inline void transpose16x8Wide(__m512i *r)
+{
+    __m512i a[16], b[16];
+    for (unsigned i = 0; i < 16; i += 2) {
+        a[i] = _mm512_unpacklo_epi8(r[i], r[i + 1]);
+        a[i + 1] = _mm512_unpackhi_epi8(r[i], r[i + 1]);
+    }
+    for (unsigned i = 0; i < 16; i += 4) {
+        b[i] = _mm512_unpacklo_epi16(a[i], a[i + 2]);
+        b[i + 1] = _mm512_unpackhi_epi16(a[i], a[i + 2]);
+        b[i + 2] = _mm512_unpacklo_epi16(a[i + 1], a[i + 3]);
+        b[i + 3] = _mm512_unpackhi_epi16(a[i + 1], a[i + 3]);
+    }
+    for (unsigned q = 0; q < 4; ++q) {
+        a[2 * q] = _mm512_unpacklo_epi32(b[q], b[4 + q]);
+        a[2 * q + 1] = _mm512_unpackhi_epi32(b[q], b[4 + q]);
+        r[2 * q] = _mm512_unpacklo_epi32(b[8 + q], b[12 + q]);
+        r[2 * q + 1] = _mm512_unpackhi_epi32(b[8 + q], b[12 + q]);
+    }
+    for (unsigned m = 0; m < 8; ++m) {
+        b[2 * m] = _mm512_unpacklo_epi64(a[m], r[m]);
+        b[2 * m + 1] = _mm512_unpackhi_epi64(a[m], r[m]);
+    }
+    for (unsigned c = 0; c < 16; ++c)
+        r[c] = b[c];
+}
+#endif
+
 STB_AVX512 void slotNibbleWide(const std::byte *words, std::size_t stride, std::size_t rows, std::size_t columns,
     std::size_t rowWords, std::uint32_t *tables)
 {
     std::size_t c0 = 0;
 #if STB_WIDE_RUNS
+    __m512i pairOf[8];
+    pairTablesWide(pairOf);
     alignas(64) std::uint8_t bytes[16][64];
     for (; c0 + 16 <= columns; c0 += 16) {
         for (std::size_t r0 = 0; r0 < rows; r0 += 255) {
             const std::size_t n = std::min<std::size_t>(255, rows - r0);
             for (unsigned high = 0; high < 2; ++high) {
-                __m512i acc[16];
-                for (auto &a : acc)
-                    a = _mm512_setzero_si512();
-                if (high)
-                    laneCodeCounts<2>(words + r0 * stride + 4 * c0, stride, n, acc);
-                else
-                    laneCodeCounts<1>(words + r0 * stride + 4 * c0, stride, n, acc);
+                __m512i count[16];
+                for (auto &c : count)
+                    c = _mm512_setzero_si512();
+                for (std::size_t r1 = 0; r1 < n; r1 += 15) {
+                    const std::byte *p = words + (r0 + r1) * stride + 4 * c0;
+                    const std::size_t m = std::min<std::size_t>(15, n - r1);
+                    if (high)
+                        laneFieldCountsWide<2>(p, stride, m, pairOf, count);
+                    else
+                        laneFieldCountsWide<1>(p, stride, m, pairOf, count);
+                }
+                // bytes[c] quarter q: byte lane 16q + c's 16 code counts.
+                transpose16x8Wide(count);
                 for (unsigned c = 0; c < 16; ++c)
-                    _mm512_store_si512(bytes[c], acc[c]);
-                // Byte lane 4j + k: word c0 + j, nibble slot 2k (+1 for the high nibble).
-                for (unsigned k = 0; k < 4; ++k) {
-                    std::uint32_t *t = tables + ((2 * k + high) * rowWords + c0) * 16;
-                    for (unsigned j = 0; j < 16; ++j) {
-                        for (unsigned c = 0; c < 16; ++c)
-                            t[j * 16 + c] += bytes[c][4 * j + k];
-                    }
+                    _mm512_store_si512(bytes[c], count[c]);
+                for (unsigned lane = 0; lane < 64; ++lane) {
+                    // Byte lane 4j + k: word c0 + j, nibble slot 2k (+1 for the high nibble).
+                    const unsigned j = lane / 4, k = lane % 4;
+                    std::uint32_t *t = tables + ((2 * k + high) * rowWords + c0 + j) * 16;
+                    const __m128i counts = _mm_load_si128(
+                        reinterpret_cast<const __m128i *>(bytes[lane % 16] + 16 * (lane / 16)));
+                    _mm512_storeu_si512(
+                        t, _mm512_add_epi32(_mm512_loadu_si512(t), _mm512_cvtepu8_epi32(counts)));
                 }
             }
         }
@@ -153,12 +232,7 @@ STB_AVX512 void blockTilesWide(
     const __m512i firstPair = _mm512_setr_epi64(0, 4, 8, 12, 1, 5, 9, 13);
     const __m512i secondPair = _mm512_setr_epi64(2, 6, 10, 14, 3, 7, 11, 15);
     __m512i pairOf[8];
-    for (unsigned g = 0; g < 8; ++g) {
-        alignas(16) std::uint8_t table[16] = {};
-        table[2 * g] = 1;
-        table[2 * g + 1] = 16;
-        pairOf[g] = _mm512_broadcast_i32x4(_mm_load_si128(reinterpret_cast<const __m128i *>(table)));
-    }
+    pairTablesWide(pairOf);
     for (std::size_t t = 0; t < tiles; ++t) {
         const std::uint8_t *base = codes + 8 * t * blockBytes;
         std::uint32_t *tab = tables + 128 * t;
