@@ -16,10 +16,12 @@ struct Kept {
     std::size_t capacity = 0;
 };
 
+// Never destroyed: an analysis still running on a worker thread at exit may give its buffer
+// back after static destructors ran.
 Kept &kept()
 {
-    static Kept instance;
-    return instance;
+    static Kept *instance = new Kept;
+    return *instance;
 }
 
 } // namespace
