@@ -51,6 +51,13 @@ struct DequantScratch {
 class CodeCountSink {
 public:
     virtual void add(const float *values, const std::uint32_t *counts, std::size_t n) = 0;
+    // add() of counts that are bytes: how countStorage replays a CountTape (no table to widen
+    // them into and clear again). By default widened and passed to add() in one call.
+    virtual void addBytes(const float *values, const std::uint8_t *counts, std::size_t n)
+    {
+        const std::vector<std::uint32_t> wide(counts, counts + n);
+        add(values, wide.data(), n);
+    }
     // add() and clear the counts: how countStorage hands over a table it reuses.
     void take(const float *values, std::uint32_t *counts, std::size_t n)
     {
@@ -157,7 +164,10 @@ private:
     void countFlat(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
     void countGrouped(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
     void countPacked(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
-    static void tapeTables(DequantScratch &scratch, std::uint32_t *tables, std::size_t n);
+    // The sink's take() of tables[0, n) with their values, the counts recorded on the tape first;
+    // or when replaying, the tape's counts instead (the tables, not counted into, stay clear).
+    static void report(DequantScratch &scratch, CodeCountSink &sink, const float *values,
+        std::uint32_t *tables, std::size_t n);
     void fp8Run(const std::uint8_t *codes, float scale, std::uint64_t n, float *out) const;
     void loadGroup(std::uint64_t group, DequantScratch &scratch) const; // GPTQ and AWQ
     void storageGrouped(std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const;

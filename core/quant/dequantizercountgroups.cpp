@@ -29,8 +29,7 @@ void Dequantizer::countGrouped(
             loadGroup(group, scratch);
         quant::affineTablesRun(
             scratch.zeros.data() + lo, scratch.scales.data() + lo, hi - lo, codesPer, values + lo * codesPer);
-        tapeTables(scratch, tables + lo * codesPer, (hi - lo) * codesPer);
-        sink.take(values + lo * codesPer, tables + lo * codesPer, (hi - lo) * codesPer);
+        report(scratch, sink, values + lo * codesPer, tables + lo * codesPer, (hi - lo) * codesPer);
         lo = UINT64_MAX;
         hi = 0;
     };
@@ -118,8 +117,7 @@ void Dequantizer::countPacked(
             for (unsigned c = 0; c < codesPer; ++c) // as decodeRow
                 values[g * codesPer + c] = (static_cast<float>(c) - half - z) * s;
         }
-        tapeTables(scratch, tables + lo * codesPer, (hi - lo) * codesPer);
-        sink.take(values + lo * codesPer, tables + lo * codesPer, (hi - lo) * codesPer);
+        report(scratch, sink, values + lo * codesPer, tables + lo * codesPer, (hi - lo) * codesPer);
         lo = UINT64_MAX;
         hi = 0;
     };

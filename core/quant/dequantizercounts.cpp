@@ -131,17 +131,21 @@ std::uint64_t Dequantizer::tapeBytes(std::uint64_t n) const
     }
 }
 
-// Before a flush reports tables[0, n): their counts recorded, or replayed into them.
-void Dequantizer::tapeTables(DequantScratch &scratch, std::uint32_t *tables, std::size_t n)
+void Dequantizer::report(
+    DequantScratch &scratch, CodeCountSink &sink, const float *values, std::uint32_t *tables, std::size_t n)
 {
     CountTape &tape = scratch.tape;
     if (tape.replay) {
-        quant::widenCounts(tape.replay, n, tables);
+        if (n)
+            sink.addBytes(values, tape.replay, n);
         tape.replay += n;
-    } else if (tape.record) {
+        return;
+    }
+    if (tape.record) {
         quant::narrowCounts(tables, n, tape.record);
         tape.record += n;
     }
+    sink.take(values, tables, n);
 }
 
 std::uint64_t Dequantizer::countSpan() const
@@ -286,8 +290,7 @@ void Dequantizer::countFlat(std::uint64_t first, std::uint64_t n, DequantScratch
             for (std::uint64_t b = 0; b < blocks; ++b)
                 scratch.scales[b] = blockScale(firstBlock + b);
         quant::scaledTablesRun(m_fourBit.data(), scratch.scales.data(), blocks, values);
-        tapeTables(scratch, tables, 16 * blocks);
-        sink.take(values, tables, 16 * blocks);
+        report(scratch, sink, values, tables, 16 * blocks);
         firstBlock = UINT64_MAX;
     };
     const std::uint64_t end = first + n;

@@ -57,9 +57,8 @@ void slotNibbleCounts(const std::byte *words, std::size_t stride, std::size_t ro
 // tables[b · 16 + code] (bitsandbytes blocks, pack-quantized groups).
 void blockNibbleCounts(const std::uint8_t *codes, std::size_t blockBytes, std::size_t blocks, std::uint32_t *tables);
 
-// A CountTape's bytes: out[k] = counts[k] (each below 256), and back.
+// A CountTape's bytes: out[k] = counts[k] (each below 256).
 void narrowCounts(const std::uint32_t *counts, std::size_t n, std::uint8_t *out);
-void widenCounts(const std::uint8_t *bytes, std::size_t n, std::uint32_t *out);
 
 // Moments of counted values (code counting's pass 1): over k < n, counts[k] elements of value
 // values[k]; finite values summed around `shift` in double, in 8 lanes (so the loop is a vector

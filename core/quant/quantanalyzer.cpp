@@ -5,6 +5,7 @@
 #include "core/io/largealloc.h"
 #include "core/quant/dequantruns.h"
 #include "core/quant/dequantrunsavx2.h"
+#include "core/quant/tapebuffer.h"
 #include "core/stats/kernels/avx512.h"
 #include "core/stats/kernels/valuescan.h"
 #include "core/stats/secondpass.h"
@@ -139,9 +140,31 @@ public:
     { }
     void add(const float *values, const std::uint32_t *counts, std::size_t n) override
     {
+        addPairs(values, counts, n);
+    }
+    // Pass 2 replaying a tape: the counts straight from it.
+    void addBytes(const float *values, const std::uint8_t *counts, std::size_t n) override
+    {
+        addPairs(values, counts, n);
+    }
+    // Folds the interleaved bins into the worker's.
+    void finish()
+    {
+        const std::size_t stride = m_bins + 1;
+        for (unsigned t = 0; t < Worker::kBinTables; ++t) {
+            for (unsigned b = 0; b < m_bins; ++b)
+                m_worker.binCounts[b] += m_worker.binTables[t * stride + b];
+        }
+        std::fill(m_worker.binTables.begin(), m_worker.binTables.end(), 0);
+    }
+
+private:
+    template<typename Count> void addPairs(const float *values, const Count *counts, std::size_t n)
+    {
         std::uint64_t *tables = m_worker.binTables.data();
         const std::size_t stride = m_bins + 1;
         std::size_t k = 0;
+        std::uint64_t zeros = 0;
         const bool wide = kernels::avx512::enabled();
         if (m_plan.indexed && (wide || kernels::avx2::enabled())) {
             constexpr std::size_t kBlock = 1024;
@@ -157,18 +180,27 @@ public:
                 // Out of range or slow: the trash, m_bins. Length is a multiple of kBinTables.
                 static_assert(Worker::kBinTables == 4);
                 std::uint64_t *t0 = tables, *t1 = t0 + stride, *t2 = t1 + stride, *t3 = t2 + stride;
-                const std::uint32_t *c = counts + k;
+                const Count *c = counts + k;
                 for (std::size_t j = 0; j < length; j += 4) {
                     t0[index[j]] += c[j];
                     t1[index[j + 1]] += c[j + 1];
                     t2[index[j + 2]] += c[j + 2];
                     t3[index[j + 3]] += c[j + 3];
                 }
-                for (std::size_t s = 0; s < slowCount; ++s)
-                    binOne(values[k + slow[s]], counts[k + slow[s]]);
+                // Most slow values are zeros on a bin edge (a code's value in every block): their
+                // counts summed here, not added one by one to the same counter in memory.
+                for (std::size_t s = 0; s < slowCount; ++s) {
+                    const float value = values[k + slow[s]];
+                    if (value == 0)
+                        zeros += counts[k + slow[s]];
+                    else
+                        binOne(value, counts[k + slow[s]]);
+                }
                 k += length;
             }
         }
+        if (zeros && m_zeroBin >= 0)
+            m_worker.binCounts[static_cast<std::size_t>(m_zeroBin)] += zeros;
         for (; k < n; ++k)
             binOne(values[k], counts[k]);
         if (m_plan.outliersPossible) {
@@ -179,18 +211,6 @@ public:
             }
         }
     }
-    // Folds the interleaved bins into the worker's.
-    void finish()
-    {
-        const std::size_t stride = m_bins + 1;
-        for (unsigned t = 0; t < Worker::kBinTables; ++t) {
-            for (unsigned b = 0; b < m_bins; ++b)
-                m_worker.binCounts[b] += m_worker.binTables[t * stride + b];
-        }
-        std::fill(m_worker.binTables.begin(), m_worker.binTables.end(), 0);
-    }
-
-private:
     // Zero is often a code's value (bitsandbytes' tables, symmetric codes) and often an edge
     // (a symmetric range), where the float index hands it here: its bin is known.
     void binOne(float value, std::uint32_t count)
@@ -335,11 +355,10 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
     }
     // Too many pairs to keep (groups of 32 to 255): pass 1 records the counts a byte each, when
     // that takes at most kMaxTape bytes, and pass 2 replays them instead of counting again.
-    std::vector<std::uint8_t, LargeAllocator<std::uint8_t>> tape;
     const std::uint64_t tapeStride = dequantizer.tapesCounts() ? dequantizer.tapeBytes(analysis.unit) : 0;
     const std::uint64_t ranges = (analysis.elements + analysis.unit - 1) / analysis.unit;
-    if (kept.overflow && tapeStride && ranges * tapeStride <= kMaxTape)
-        tape.resize(ranges * tapeStride);
+    const quant::TapeBuffer tape(
+        kept.overflow && tapeStride && ranges * tapeStride <= kMaxTape ? ranges * tapeStride : 0);
     const auto tapeOf = [&](std::uint64_t first) { return tape.data() + first / analysis.unit * tapeStride; };
     if (!analysis.pass([&](Worker &worker, std::uint64_t first, std::uint64_t n) {
             MomentSink sink(worker, kept);

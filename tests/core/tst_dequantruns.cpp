@@ -49,14 +49,16 @@ bool sameBits(float a, float b)
     return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
 }
 
-std::vector<float> specialValues(std::size_t n, std::mt19937 &rng)
+// One value in `every` special; the first three specials (NaN, ±Inf) only when `nonFinite`.
+std::vector<float> specialValues(std::size_t n, std::mt19937 &rng, unsigned every = 7, bool nonFinite = true)
 {
     const float specials[] = { NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-40f, -3e-42f,
         std::numeric_limits<float>::max(), -std::numeric_limits<float>::denorm_min() };
+    const unsigned first = nonFinite ? 0 : 3;
     std::normal_distribution<float> normal(0.0f, 0.02f);
     std::vector<float> v(n);
     for (std::size_t k = 0; k < n; ++k)
-        v[k] = rng() % 7 == 0 ? specials[rng() % std::size(specials)] : normal(rng);
+        v[k] = rng() % every == 0 ? specials[first + rng() % (std::size(specials) - first)] : normal(rng);
     return v;
 }
 
@@ -87,22 +89,37 @@ void tst_DequantRuns::countedMoments_data()
 {
     QTest::addColumn<int>("family");
     QTest::addColumn<int>("n");
+    // Mixed: NaN, ±Inf and counts from 2^31 often. Finite: none of them (AVX2's fast steps).
+    // Rare: one step in a few has one (fast and slow steps adding to the same lanes).
+    QTest::addColumn<int>("mix");
     for (int family : { Avx512, Avx2 })
         for (int n : { 0, 1, 7, 8, 15, 16, 17, 100, 1023 })
-            QTest::newRow(
-                qPrintable(QStringLiteral("%1 %2").arg(family == Avx512 ? u"avx512" : u"avx2").arg(n)))
-                << family << n;
+            for (int mix : { 0, 1, 2 })
+                QTest::newRow(qPrintable(QStringLiteral("%1 %2 %3")
+                                             .arg(family == Avx512 ? u"avx512" : u"avx2")
+                                             .arg(n)
+                                             .arg(mix == 0      ? u"mixed"
+                                                     : mix == 1 ? u"finite"
+                                                                : u"rare")))
+                    << family << n << mix;
 }
 
 void tst_DequantRuns::countedMoments()
 {
     QFETCH(int, family);
     QFETCH(int, n);
-    std::mt19937 rng(static_cast<unsigned>(n) * 31u + static_cast<unsigned>(family));
-    const std::vector<float> values = specialValues(static_cast<std::size_t>(n), rng);
+    QFETCH(int, mix);
+    std::mt19937 rng(
+        static_cast<unsigned>(n) * 31u + static_cast<unsigned>(family) * 7u + static_cast<unsigned>(mix));
+    const std::vector<float> values = mix == 0 ? specialValues(static_cast<std::size_t>(n), rng)
+        : mix == 1                             ? specialValues(static_cast<std::size_t>(n), rng, 7, false)
+                                               : specialValues(static_cast<std::size_t>(n), rng, 60, true);
+    const unsigned bigEvery = mix == 0 ? 9 : mix == 1 ? 0 : 60;
     std::vector<std::uint32_t> counts(static_cast<std::size_t>(n));
     for (auto &c : counts)
-        c = rng() % 5 == 0 ? 0u : rng() % 9 == 0 ? 0x80000000u + rng() % 1000 : rng() % 300;
+        c = rng() % 5 == 0                      ? 0u
+            : bigEvery && rng() % bigEvery == 0 ? 0x80000000u + rng() % 1000
+                                                : rng() % 300;
     quant::CountedMoments expected, got;
     {
         UseFamily portable(Portable);
@@ -136,8 +153,8 @@ void tst_DequantRuns::blockNibbleCounts_data()
     QTest::addColumn<int>("blockBytes");
     QTest::addColumn<int>("blocks");
     for (int family : { Avx512, Avx2 })
-        for (int blockBytes : { 32, 64, 96 })
-            for (int blocks : { 1, 2, 3, 17 })
+        for (int blockBytes : { 32, 64, 96, 128 })
+            for (int blocks : { 1, 2, 3, 4, 6, 8, 17 }) // AVX2: tiles of 4 blocks, and the rest
                 QTest::newRow(qPrintable(QStringLiteral("%1 %2 bytes x %3")
                                              .arg(family == Avx512 ? u"avx512" : u"avx2")
                                              .arg(blockBytes)
@@ -152,8 +169,9 @@ void tst_DequantRuns::blockNibbleCounts()
     QFETCH(int, blocks);
     std::mt19937 rng(static_cast<unsigned>(blockBytes * 100 + blocks));
     std::vector<std::uint8_t> codes(static_cast<std::size_t>(blockBytes * blocks));
-    for (std::size_t k = 0; k < codes.size(); ++k) // runs of one code too: a count of 2 a byte
-        codes[k] = k % 97 < 40 ? 0x77 : static_cast<std::uint8_t>(rng());
+    // Runs of one code too (a count of 2 a byte, whole blocks of code 7), and of code 15.
+    for (std::size_t k = 0; k < codes.size(); ++k)
+        codes[k] = k % 97 < 40 ? 0x77 : k % 97 < 50 ? 0xFF : static_cast<std::uint8_t>(rng());
     const std::size_t entries = 16 * static_cast<std::size_t>(blocks);
     std::vector<std::uint32_t> expected(entries, 5), got(entries, 5); // added to
     {
@@ -174,14 +192,19 @@ void tst_DequantRuns::wordNibbleCounts_data()
     QTest::addColumn<int>("family");
     QTest::addColumn<int>("rows");
     QTest::addColumn<int>("columns");
+    // Bytes: -1 random with runs along rows, -2 with runs down the columns, else all that byte
+    // (one code in every nibble: the counters' largest counts).
+    QTest::addColumn<int>("fill");
     for (int family : { Avx512, Avx2 })
         for (int rows : { 1, 130, 300 }) // past 127 and 255: the byte counters' flushes
             for (int columns : { 8, 13, 16, 40 })
-                QTest::newRow(qPrintable(QStringLiteral("%1 %2 rows x %3")
-                                             .arg(family == Avx512 ? u"avx512" : u"avx2")
-                                             .arg(rows)
-                                             .arg(columns)))
-                    << family << rows << columns;
+                for (int fill : { -1, -2, 0x00, 0xFF, 0x10 })
+                    QTest::newRow(qPrintable(QStringLiteral("%1 %2 rows x %3 fill %4")
+                                                 .arg(family == Avx512 ? u"avx512" : u"avx2")
+                                                 .arg(rows)
+                                                 .arg(columns)
+                                                 .arg(fill)))
+                        << family << rows << columns << fill;
 }
 
 // GPTQ's column counts and AWQ's slot counts over rows of 32-bit words, with a stride wider than
@@ -191,12 +214,19 @@ void tst_DequantRuns::wordNibbleCounts()
     QFETCH(int, family);
     QFETCH(int, rows);
     QFETCH(int, columns);
+    QFETCH(int, fill);
     const std::size_t r = static_cast<std::size_t>(rows), c = static_cast<std::size_t>(columns);
     const std::size_t stride = 4 * c + 12, rowWords = c + 3;
     std::mt19937 rng(static_cast<unsigned>(rows * 1000 + columns));
     std::vector<std::byte> words(r * stride);
-    for (std::size_t k = 0; k < words.size(); ++k)
-        words[k] = k % 89 < 30 ? std::byte { 0xAA } : static_cast<std::byte>(rng());
+    for (std::size_t k = 0; k < words.size(); ++k) {
+        if (fill >= 0)
+            words[k] = static_cast<std::byte>(fill);
+        else if (fill == -2)
+            words[k] = (k / stride) % 40 < 20 ? std::byte { 0xEE } : static_cast<std::byte>(rng());
+        else
+            words[k] = k % 89 < 30 ? std::byte { 0xAA } : static_cast<std::byte>(rng());
+    }
     std::vector<std::uint32_t> columnExpected(16 * c, 3), slotExpected(8 * rowWords * 16, 3);
     std::vector<std::uint32_t> columnGot = columnExpected, slotGot = slotExpected;
     {
