@@ -5,7 +5,6 @@
 
 #include "core/concurrency/parallel.h"
 #include "core/format/decodebatch.h"
-#include "core/format/prefault.h"
 #include "core/io/busguard.h"
 #include "core/io/scannedpages.h"
 #include "core/quant/dequantizer.h"
@@ -163,26 +162,6 @@ std::vector<Chunk> chunksOf(const std::vector<std::size_t> &pairs, const std::ve
             chunks.push_back({ p, first, std::min(kChunkElements, data[p].elements - first) });
     }
     return chunks;
-}
-
-// Maps both sides' bytes of a chunk about to be read into the page tables at once: a fresh
-// mapping otherwise takes a page fault per page or folio as the scan reaches it (prefault.h).
-void prefaultBoth(std::span<const std::byte> a, std::span<const std::byte> b)
-{
-    prefaultForReading(a.data(), a.size());
-    prefaultForReading(b.data(), b.size());
-}
-
-// The bytes of a chunk of one side, or none for a quantized side (its decoder reads codes and
-// scales elsewhere: they fault in as before).
-std::span<const std::byte> sideChunk(DType dtype, std::span<const std::byte> bytes, const Dequantizer *dequantizer,
-    const Chunk &chunk)
-{
-    if (dequantizer)
-        return {};
-    const unsigned bits = dtypeBits(dtype);
-    const std::uint64_t begin = chunk.first * bits / 8, end = (chunk.first + chunk.n) * bits / 8;
-    return end <= bytes.size() ? bytes.subspan(begin, end - begin) : std::span<const std::byte> {};
 }
 
 // The pairs' pages (ScannedPages): noted when a pair's first chunk starts, given back when the
@@ -384,9 +363,7 @@ std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair
             const unsigned bits = dtypeBits(pairs[chunk.pair].a->info->dtype);
             const std::uint64_t begin = chunk.first * bits / 8, end = (chunk.first + chunk.n) * bits / 8;
             pages.start(chunk.pair);
-            const auto bytesA = d.a.subspan(begin, end - begin), bytesB = d.b.subspan(begin, end - begin);
-            prefaultBoth(bytesA, bytesB);
-            const auto equal = guardedEqual(bytesA, bytesB);
+            const auto equal = guardedEqual(d.a.subspan(begin, end - begin), d.b.subspan(begin, end - begin));
             if (!equal)
                 return false;
             if (!*equal)
@@ -422,8 +399,6 @@ bool measureValues(std::vector<TensorPair> &pairs, const ReadPlan &plan,
             const auto &pair = pairs[chunk.pair];
             const auto &d = plan.data[chunk.pair];
             pages.start(chunk.pair);
-            prefaultBoth(sideChunk(pair.a->info->dtype, d.a, d.dequantizerA, chunk),
-                sideChunk(pair.b->info->dtype, d.b, d.dequantizerB, chunk));
             if (!runGuarded([&] {
                     measureChunk({ pair.a->info->dtype, d.a.data(), d.dequantizerA },
                         { pair.b->info->dtype, d.b.data(), d.dequantizerB }, chunk.first, chunk.n,
