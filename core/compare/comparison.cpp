@@ -1,11 +1,14 @@
 #include "core/compare/comparison.h"
 
+#include "core/compare/diffavx2.h"
+#include "core/compare/diffsums.h"
+
 #include "core/concurrency/parallel.h"
 #include "core/format/decodebatch.h"
-#include "core/format/prefault.h"
 #include "core/io/busguard.h"
 #include "core/io/scannedpages.h"
 #include "core/quant/dequantizer.h"
+#include "core/stats/kernels/valuescan.h"
 
 #include <algorithm>
 #include <array>
@@ -21,38 +24,10 @@ namespace {
 
 constexpr std::uint64_t kBatch = 2048; // decoded elements held at once per side
 
-// Mergeable per-chunk sums behind DiffMetrics.
-struct DiffSums {
-    std::uint64_t compared = 0, different = 0, nanA = 0, nanB = 0, infA = 0, infB = 0, outOfTolerance = 0;
-    double maxAbs = -1;
-    std::uint64_t argmax = 0;
-    double sumAbs = 0, sumSqDiff = 0, sumSqA = 0, sumSqB = 0, dot = 0;
-
-    void merge(const DiffSums &o)
-    {
-        compared += o.compared, different += o.different, nanA += o.nanA, nanB += o.nanB;
-        infA += o.infA, infB += o.infB, outOfTolerance += o.outOfTolerance;
-        if (o.maxAbs > maxAbs || (o.maxAbs == maxAbs && o.argmax < argmax))
-            maxAbs = o.maxAbs, argmax = o.argmax;
-        sumAbs += o.sumAbs, sumSqDiff += o.sumSqDiff, sumSqA += o.sumSqA, sumSqB += o.sumSqB, dot += o.dot;
-    }
-
-    DiffMetrics metrics() const
-    {
-        DiffMetrics m;
-        m.compared = compared, m.different = different, m.nanA = nanA, m.nanB = nanB, m.infA = infA,
-        m.infB = infB;
-        m.outOfTolerance = outOfTolerance;
-        if (compared) {
-            m.maxAbsDiff = std::max(0.0, maxAbs);
-            m.argmax = maxAbs >= 0 ? argmax : 0;
-            m.meanAbsDiff = sumAbs / static_cast<double>(compared);
-            m.relL2 = sumSqA > 0 ? std::sqrt(sumSqDiff) / std::sqrt(sumSqA) : (sumSqDiff == 0 ? 0.0 : NAN);
-            m.cosine = sumSqA > 0 && sumSqB > 0 ? dot / (std::sqrt(sumSqA) * std::sqrt(sumSqB)) : NAN;
-        }
-        return m;
-    }
-};
+using diff::addPair;
+using diff::BF16Values;
+using diff::DiffSums;
+using diff::F32Values;
 
 struct Side {
     DType dtype;
@@ -80,57 +55,6 @@ void decodeSide(Side side, std::uint64_t first, std::uint64_t n, Buffers &buf, d
         re[i] = buf.dequantized[i], im[i] = 0;
 }
 
-// One pair of values (real and imaginary parts) at `index` into `s`. Inline in both loops below,
-// so that with literal zero imaginary parts the compiler drops what they cannot change.
-[[gnu::always_inline]] inline void addPair(double ar, double ai, double br, double bi, std::uint64_t index,
-    double atol, double rtol, DiffSums &s)
-{
-    const bool nanA = std::isnan(ar) || std::isnan(ai), nanB = std::isnan(br) || std::isnan(bi);
-    const bool finA = std::isfinite(ar) && std::isfinite(ai), finB = std::isfinite(br) && std::isfinite(bi);
-    if (!finA || !finB) [[unlikely]] {
-        s.nanA += nanA, s.nanB += nanB;
-        s.infA += !finA && !nanA, s.infB += !finB && !nanB;
-        const bool same = (nanA && nanB) || (!nanA && !nanB && ar == br && ai == bi);
-        s.different += !same;
-        s.outOfTolerance += !same;
-        return;
-    }
-    const double dr = ar - br, di = ai - bi;
-    const double diff = di == 0 ? std::fabs(dr) : std::hypot(dr, di);
-    ++s.compared;
-    s.different += diff != 0;
-    const double magB = bi == 0 ? std::fabs(br) : std::hypot(br, bi);
-    s.outOfTolerance += diff > atol + rtol * magB;
-    if (diff > s.maxAbs)
-        s.maxAbs = diff, s.argmax = index;
-    s.sumAbs += diff;
-    s.sumSqDiff += dr * dr + di * di;
-    s.sumSqA += ar * ar + ai * ai;
-    s.sumSqB += br * br + bi * bi;
-    s.dot += ar * br + ai * bi;
-}
-
-// The values of F32 and BF16 elements, exactly as decodeBatch gives them.
-struct F32Values {
-    static double at(const std::byte *p, std::uint64_t i)
-    {
-        float v;
-        std::memcpy(&v, p + 4 * i, 4);
-        return v;
-    }
-};
-struct BF16Values {
-    static double at(const std::byte *p, std::uint64_t i)
-    {
-        std::uint16_t code;
-        std::memcpy(&code, p + 2 * i, 2);
-        const std::uint32_t bits = std::uint32_t(code) << 16;
-        float v;
-        std::memcpy(&v, &bits, 4);
-        return v;
-    }
-};
-
 // A changed pair of F32 or BF16 tensors (most of a diff's pass 2) straight from the bytes: perf
 // found decoding into four buffers of doubles (two of them zero imaginary parts) and reading them
 // back at over half of pass 2's time. The same arithmetic as the general loop, value for value.
@@ -147,10 +71,13 @@ void measureChunk(Side a, Side b, std::uint64_t first, std::uint64_t count, doub
     Buffers &buf, DiffSums &s)
 {
     if (a.dtype == b.dtype && !a.dequantizer && !b.dequantizer) {
+        const bool avx2 = kernels::avx2::enabled();
         if (a.dtype == DType::F32)
-            return measureReal<F32Values>(a.data, b.data, first, count, atol, rtol, s);
+            return avx2 ? diff::avx2::measureF32(a.data, b.data, first, count, atol, rtol, s)
+                        : measureReal<F32Values>(a.data, b.data, first, count, atol, rtol, s);
         if (a.dtype == DType::BF16)
-            return measureReal<BF16Values>(a.data, b.data, first, count, atol, rtol, s);
+            return avx2 ? diff::avx2::measureBF16(a.data, b.data, first, count, atol, rtol, s)
+                        : measureReal<BF16Values>(a.data, b.data, first, count, atol, rtol, s);
     }
     for (std::uint64_t start = 0; start < count; start += kBatch) {
         const std::uint64_t n = std::min(kBatch, count - start);
@@ -235,26 +162,6 @@ std::vector<Chunk> chunksOf(const std::vector<std::size_t> &pairs, const std::ve
             chunks.push_back({ p, first, std::min(kChunkElements, data[p].elements - first) });
     }
     return chunks;
-}
-
-// Maps both sides' bytes of a chunk about to be read into the page tables at once: a fresh
-// mapping otherwise takes a page fault per page or folio as the scan reaches it (prefault.h).
-void prefaultBoth(std::span<const std::byte> a, std::span<const std::byte> b)
-{
-    prefaultForReading(a.data(), a.size());
-    prefaultForReading(b.data(), b.size());
-}
-
-// The bytes of a chunk of one side, or none for a quantized side (its decoder reads codes and
-// scales elsewhere: they fault in as before).
-std::span<const std::byte> sideChunk(DType dtype, std::span<const std::byte> bytes, const Dequantizer *dequantizer,
-    const Chunk &chunk)
-{
-    if (dequantizer)
-        return {};
-    const unsigned bits = dtypeBits(dtype);
-    const std::uint64_t begin = chunk.first * bits / 8, end = (chunk.first + chunk.n) * bits / 8;
-    return end <= bytes.size() ? bytes.subspan(begin, end - begin) : std::span<const std::byte> {};
 }
 
 // The pairs' pages (ScannedPages): noted when a pair's first chunk starts, given back when the
@@ -456,9 +363,7 @@ std::optional<std::vector<bool>> findDifferentBytes(const std::vector<TensorPair
             const unsigned bits = dtypeBits(pairs[chunk.pair].a->info->dtype);
             const std::uint64_t begin = chunk.first * bits / 8, end = (chunk.first + chunk.n) * bits / 8;
             pages.start(chunk.pair);
-            const auto bytesA = d.a.subspan(begin, end - begin), bytesB = d.b.subspan(begin, end - begin);
-            prefaultBoth(bytesA, bytesB);
-            const auto equal = guardedEqual(bytesA, bytesB);
+            const auto equal = guardedEqual(d.a.subspan(begin, end - begin), d.b.subspan(begin, end - begin));
             if (!equal)
                 return false;
             if (!*equal)
@@ -494,8 +399,6 @@ bool measureValues(std::vector<TensorPair> &pairs, const ReadPlan &plan,
             const auto &pair = pairs[chunk.pair];
             const auto &d = plan.data[chunk.pair];
             pages.start(chunk.pair);
-            prefaultBoth(sideChunk(pair.a->info->dtype, d.a, d.dequantizerA, chunk),
-                sideChunk(pair.b->info->dtype, d.b, d.dequantizerB, chunk));
             if (!runGuarded([&] {
                     measureChunk({ pair.a->info->dtype, d.a.data(), d.dequantizerA },
                         { pair.b->info->dtype, d.b.data(), d.dequantizerB }, chunk.first, chunk.n,

@@ -2,7 +2,6 @@
 
 #include "core/io/busguard.h"
 #include "core/concurrency/parallel.h"
-#include "core/format/prefault.h"
 #include "core/stats/binlayout.h"
 #include "core/stats/secondpass.h"
 #include "core/stats/statskernels.h"
@@ -95,9 +94,6 @@ bool runPass(const PassContext &pass, const kernels::BinPlan *plan)
             Worker &worker = pass.workers[w];
             const std::uint64_t first = c * kChunkElements;
             const std::uint64_t n = std::min(kChunkElements, pass.elements - first);
-            // Pass 1 reaches the pages first (pass 2 finds them mapped): at once, not a fault each.
-            if (!plan)
-                prefaultForReading(pass.bytes.data() + first * bits / 8, (first + n) * bits / 8 - first * bits / 8);
             if (!runGuarded([&] { runChunk(pass, plan, worker, c, first, n); }))
                 return false;
             if (worker.counter && worker.counter->nearlyFull())

@@ -4,10 +4,14 @@
 #include "core/compare/comparereport.h"
 #include "core/compare/compareresult.h"
 #include "core/compare/comparison.h"
+#include "core/compare/diffavx2.h"
 #include "core/compare/diffhistogram.h"
+#include "core/compare/diffsums.h"
 #include "core/format/writer.h"
+#include "core/stats/kernels/valuescan.h"
 #include "tests/support/testfiles.h"
 
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -181,16 +185,27 @@ private slots:
     {
         QTest::addColumn<bool>("bf16");
         QTest::addColumn<bool>("tolerances");
-        QTest::newRow("F32") << false << false;
-        QTest::newRow("F32, tolerances") << false << true;
-        QTest::newRow("BF16") << true << false;
-        QTest::newRow("BF16, tolerances") << true << true;
+        QTest::addColumn<bool>("avx2"); // the AVX2 loop (diffavx2.cpp), else the scalar one
+        QTest::addColumn<int>("tail"); // elements after the last whole chunk
+        for (const bool avx2 : { false, true }) {
+            const char *loop = avx2 ? ", AVX2" : ", scalar";
+            QTest::addRow("F32%s", loop) << false << false << avx2 << 1001;
+            QTest::addRow("F32, tolerances%s", loop) << false << true << avx2 << 1003;
+            QTest::addRow("BF16%s", loop) << true << false << avx2 << 1002;
+            QTest::addRow("BF16, tolerances%s", loop) << true << true << avx2 << 1001;
+        }
     }
     void realDtypesMatchDecodedValues()
     {
         QFETCH(bool, bf16);
         QFETCH(bool, tolerances);
-        const std::size_t n = (1u << 18) * 2 + 1001;
+        QFETCH(bool, avx2);
+        QFETCH(int, tail);
+        if (avx2 && !kernels::avx2::supported())
+            QSKIP("no AVX2 on this CPU");
+        kernels::avx2::setEnabled(avx2);
+        const auto restore = qScopeGuard([] { kernels::avx2::setEnabled(true); });
+        const std::size_t n = (1u << 18) * 2 + static_cast<std::size_t>(tail);
         std::vector<std::uint32_t> bitsA(n), bitsB(n);
         std::uint64_t state = 0x9E3779B97F4A7C15ull;
         auto next = [&] {
@@ -266,6 +281,95 @@ private slots:
         QVERIFY(same(m->relL2, r->relL2));
         QVERIFY(same(m->cosine, r->cosine));
         QVERIFY(m->nanA && m->nanB && m->infA && m->infB && m->different < m->compared);
+    }
+
+    // The AVX2 loop's running sums against addPair one element at a time, field for field and
+    // bit for bit, on data where the order of additions shows: full mantissas over 40 binades,
+    // NaN, ±Inf, ±0 and subnormals scattered (some in one group of four with finite values),
+    // starts and lengths that are not multiples of four. (The metrics above go through sqrt and
+    // divisions, which can hide a last bit of a sum.)
+    void avx2SumsMatchScalar_data()
+    {
+        QTest::addColumn<bool>("bf16");
+        QTest::addColumn<bool>("tolerances");
+        QTest::addColumn<int>("first");
+        QTest::addColumn<int>("count");
+        QTest::newRow("F32") << false << false << 0 << 100003;
+        QTest::newRow("F32, tolerances, odd start") << false << true << 3 << 99998;
+        QTest::newRow("BF16") << true << false << 1 << 100001;
+        QTest::newRow("BF16, tolerances") << true << true << 0 << 100000;
+        QTest::newRow("F32, fewer than four") << false << true << 5 << 3;
+    }
+    void avx2SumsMatchScalar()
+    {
+        QFETCH(bool, bf16);
+        QFETCH(bool, tolerances);
+        QFETCH(int, first);
+        QFETCH(int, count);
+        if (!kernels::avx2::supported())
+            QSKIP("no AVX2 on this CPU");
+        const std::size_t n = static_cast<std::size_t>(first + count);
+        std::uint64_t state = 0x2545F4914F6CDD1Dull;
+        auto next = [&] {
+            state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+            return state;
+        };
+        std::vector<float> a(n), b(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const float mantissa = static_cast<float>(next() % (1u << 24)) / float(1u << 23) - 1.0f;
+            a[i] = std::ldexp(mantissa, static_cast<int>(next() % 41) - 20);
+            const unsigned kind = next() % 8;
+            b[i] = kind < 3 ? a[i] : kind < 6 ? a[i] * (1.0f + static_cast<float>(next() % 1000) * 1e-5f) : -a[i] / 3;
+        }
+        // (Not the largest finite values: their squares would swamp every other term.)
+        const std::uint32_t specials[] = { 0x7FC00000, 0x7F800000, 0xFF800000, 0x00000000, 0x80000000, 0x00010000,
+            0x80010000, 0x00000001 };
+        for (std::size_t k = 0; k < std::size(specials) && n > 20; ++k) {
+            const float special = std::bit_cast<float>(specials[k]);
+            a[7 + 997 * k % (n - 20)] = special;
+            b[11 + 1499 * k % (n - 20)] = special;
+            a[13 + 2003 * k % (n - 20)] = b[13 + 2003 * k % (n - 20)] = special;
+        }
+        std::vector<std::byte> bytesA, bytesB;
+        for (auto [values, bytes] : { std::pair { &a, &bytesA }, std::pair { &b, &bytesB } }) {
+            for (const float v : *values) {
+                const auto bits = std::bit_cast<std::uint32_t>(v);
+                if (bf16) {
+                    const auto code = static_cast<std::uint16_t>(bits >> 16);
+                    bytes->insert(bytes->end(), reinterpret_cast<const std::byte *>(&code),
+                        reinterpret_cast<const std::byte *>(&code) + 2);
+                } else {
+                    bytes->insert(bytes->end(), reinterpret_cast<const std::byte *>(&bits),
+                        reinterpret_cast<const std::byte *>(&bits) + 4);
+                }
+            }
+        }
+        const double atol = tolerances ? 1e-4 : 0, rtol = tolerances ? 1e-3 : 0;
+        diff::DiffSums scalar, vector;
+        for (std::uint64_t i = static_cast<std::uint64_t>(first); i < n; ++i) {
+            const double x = bf16 ? diff::BF16Values::at(bytesA.data(), i) : diff::F32Values::at(bytesA.data(), i);
+            const double y = bf16 ? diff::BF16Values::at(bytesB.data(), i) : diff::F32Values::at(bytesB.data(), i);
+            diff::addPair(x, 0.0, y, 0.0, i, atol, rtol, scalar);
+        }
+        (bf16 ? diff::avx2::measureBF16 : diff::avx2::measureF32)(bytesA.data(), bytesB.data(),
+            static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count), atol, rtol, vector);
+        auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
+        QCOMPARE(vector.compared, scalar.compared);
+        QCOMPARE(vector.different, scalar.different);
+        QCOMPARE(vector.nanA, scalar.nanA);
+        QCOMPARE(vector.nanB, scalar.nanB);
+        QCOMPARE(vector.infA, scalar.infA);
+        QCOMPARE(vector.infB, scalar.infB);
+        QCOMPARE(vector.outOfTolerance, scalar.outOfTolerance);
+        QCOMPARE(vector.argmax, scalar.argmax);
+        QCOMPARE(bits(vector.maxAbs), bits(scalar.maxAbs));
+        QCOMPARE(bits(vector.sumAbs), bits(scalar.sumAbs));
+        QCOMPARE(bits(vector.sumSqDiff), bits(scalar.sumSqDiff));
+        QCOMPARE(bits(vector.sumSqA), bits(scalar.sumSqA));
+        QCOMPARE(bits(vector.sumSqB), bits(scalar.sumSqB));
+        QCOMPARE(bits(vector.dot), bits(scalar.dot));
+        if (count > 1000)
+            QVERIFY(scalar.nanA && scalar.infB && scalar.outOfTolerance < scalar.compared);
     }
 
     void emptyAndScalar()

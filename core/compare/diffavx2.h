@@ -1,0 +1,20 @@
+#pragma once
+
+// A diff's pass 2 over a changed pair of F32 or BF16 tensors in AVX2 (diffavx2.cpp), for CPUs
+// where kernels::avx2::enabled(). The per-element work runs four elements at a time; the sums
+// are still added one element after another in element order, so they are the scalar loop's
+// bit for bit (measured against it in tst_comparison).
+#include "core/compare/diffsums.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace stb::diff::avx2 {
+
+// Adds elements [first, first + count) of the pair to `s`, as addPair does one at a time.
+void measureF32(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t count, double atol,
+    double rtol, DiffSums &s);
+void measureBF16(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t count, double atol,
+    double rtol, DiffSums &s);
+
+} // namespace stb::diff::avx2

@@ -1,0 +1,99 @@
+#pragma once
+
+// The running sums of a diff's pass 2 per chunk, and the one body that adds a pair of values to
+// them: shared by the general loop (comparison.cpp) and the AVX2 loop over F32 and BF16
+// (diffavx2.cpp), which must give the same sums bit for bit.
+#include "core/compare/comparison.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace stb::diff {
+
+// Mergeable per-chunk sums behind DiffMetrics.
+struct DiffSums {
+    std::uint64_t compared = 0, different = 0, nanA = 0, nanB = 0, infA = 0, infB = 0, outOfTolerance = 0;
+    double maxAbs = -1;
+    std::uint64_t argmax = 0;
+    double sumAbs = 0, sumSqDiff = 0, sumSqA = 0, sumSqB = 0, dot = 0;
+
+    void merge(const DiffSums &o)
+    {
+        compared += o.compared, different += o.different, nanA += o.nanA, nanB += o.nanB;
+        infA += o.infA, infB += o.infB, outOfTolerance += o.outOfTolerance;
+        if (o.maxAbs > maxAbs || (o.maxAbs == maxAbs && o.argmax < argmax))
+            maxAbs = o.maxAbs, argmax = o.argmax;
+        sumAbs += o.sumAbs, sumSqDiff += o.sumSqDiff, sumSqA += o.sumSqA, sumSqB += o.sumSqB, dot += o.dot;
+    }
+
+    DiffMetrics metrics() const
+    {
+        DiffMetrics m;
+        m.compared = compared, m.different = different, m.nanA = nanA, m.nanB = nanB, m.infA = infA,
+        m.infB = infB;
+        m.outOfTolerance = outOfTolerance;
+        if (compared) {
+            m.maxAbsDiff = std::max(0.0, maxAbs);
+            m.argmax = maxAbs >= 0 ? argmax : 0;
+            m.meanAbsDiff = sumAbs / static_cast<double>(compared);
+            m.relL2 = sumSqA > 0 ? std::sqrt(sumSqDiff) / std::sqrt(sumSqA) : (sumSqDiff == 0 ? 0.0 : NAN);
+            m.cosine = sumSqA > 0 && sumSqB > 0 ? dot / (std::sqrt(sumSqA) * std::sqrt(sumSqB)) : NAN;
+        }
+        return m;
+    }
+};
+
+// One pair of values (real and imaginary parts) at `index` into `s`. Inline in both loops below,
+// so that with literal zero imaginary parts the compiler drops what they cannot change.
+[[gnu::always_inline]] inline void addPair(double ar, double ai, double br, double bi, std::uint64_t index,
+    double atol, double rtol, DiffSums &s)
+{
+    const bool nanA = std::isnan(ar) || std::isnan(ai), nanB = std::isnan(br) || std::isnan(bi);
+    const bool finA = std::isfinite(ar) && std::isfinite(ai), finB = std::isfinite(br) && std::isfinite(bi);
+    if (!finA || !finB) [[unlikely]] {
+        s.nanA += nanA, s.nanB += nanB;
+        s.infA += !finA && !nanA, s.infB += !finB && !nanB;
+        const bool same = (nanA && nanB) || (!nanA && !nanB && ar == br && ai == bi);
+        s.different += !same;
+        s.outOfTolerance += !same;
+        return;
+    }
+    const double dr = ar - br, di = ai - bi;
+    const double diff = di == 0 ? std::fabs(dr) : std::hypot(dr, di);
+    ++s.compared;
+    s.different += diff != 0;
+    const double magB = bi == 0 ? std::fabs(br) : std::hypot(br, bi);
+    s.outOfTolerance += diff > atol + rtol * magB;
+    if (diff > s.maxAbs)
+        s.maxAbs = diff, s.argmax = index;
+    s.sumAbs += diff;
+    s.sumSqDiff += dr * dr + di * di;
+    s.sumSqA += ar * ar + ai * ai;
+    s.sumSqB += br * br + bi * bi;
+    s.dot += ar * br + ai * bi;
+}
+
+// The values of F32 and BF16 elements, exactly as decodeBatch gives them.
+struct F32Values {
+    static double at(const std::byte *p, std::uint64_t i)
+    {
+        float v;
+        std::memcpy(&v, p + 4 * i, 4);
+        return v;
+    }
+};
+struct BF16Values {
+    static double at(const std::byte *p, std::uint64_t i)
+    {
+        std::uint16_t code;
+        std::memcpy(&code, p + 2 * i, 2);
+        const std::uint32_t bits = std::uint32_t(code) << 16;
+        float v;
+        std::memcpy(&v, &bits, 4);
+        return v;
+    }
+};
+
+} // namespace stb::diff
