@@ -133,6 +133,15 @@ bool thresholdsPortable(double scale, std::int32_t zero, double unit, const doub
     return thresholdsBody(scale, zero, unit, edges, k, lo, hi, out);
 }
 
+void transposePortable(
+    const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns, std::uint8_t *dst)
+{
+    for (std::size_t r = 0; r < rows; ++r, src += rowBytes) {
+        for (std::size_t c = 0; c < columns; ++c)
+            std::memcpy(dst + c * 4 * rows + 4 * r, src + 4 * c, 4);
+    }
+}
+
 void levelBinsPortable(std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
 {
     levelBinsBody(counts, levels, n, up, bins);
@@ -317,7 +326,9 @@ STB_AVX512_POPCNT void statsWide(const std::uint8_t *codes, std::size_t n, unsig
 }
 #endif
 
-ByteRunFamily pick()
+} // namespace
+
+ByteRunFamily byteRunFamily()
 {
 #if STB_WIDE_RUNS
     if (kernels::avx512::enabled())
@@ -327,8 +338,6 @@ ByteRunFamily pick()
 #endif
     return ByteRunFamily::Portable;
 }
-
-} // namespace
 
 void byteColumnStatsIn(
     ByteRunFamily family, const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out)
@@ -366,6 +375,12 @@ bool codeThresholdsIn(ByteRunFamily family, double scale, std::int32_t zero, dou
     return thresholdsPortable(scale, zero, unit, edges, k, lo, hi, thresholds);
 }
 
+void transposeWords(
+    const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns, std::uint8_t *dst)
+{
+    transposePortable(src, rowBytes, rows, columns, dst);
+}
+
 void addLevelBinsIn(
     ByteRunFamily family, std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
 {
@@ -380,24 +395,24 @@ void addLevelBinsIn(
 
 void addLevelBins(std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
 {
-    addLevelBinsIn(pick(), counts, levels, n, up, bins);
+    addLevelBinsIn(byteRunFamily(), counts, levels, n, up, bins);
 }
 
 void byteColumnStats(const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out)
 {
-    byteColumnStatsIn(pick(), codes, n, zero, out);
+    byteColumnStatsIn(byteRunFamily(), codes, n, zero, out);
 }
 
 void countAtLeast(const std::uint8_t *codes, std::size_t n, const std::int32_t *thresholds, std::size_t k,
     std::uint32_t *counts)
 {
-    countAtLeastIn(pick(), codes, n, thresholds, k, counts);
+    countAtLeastIn(byteRunFamily(), codes, n, thresholds, k, counts);
 }
 
 bool codeThresholds(double scale, std::int32_t zero, double unit, const double *edges, std::size_t k, unsigned lo,
     unsigned hi, std::int32_t *thresholds)
 {
-    return codeThresholdsIn(pick(), scale, zero, unit, edges, k, lo, hi, thresholds);
+    return codeThresholdsIn(byteRunFamily(), scale, zero, unit, edges, k, lo, hi, thresholds);
 }
 
 } // namespace stb::quant

@@ -35,8 +35,17 @@ bool codeThresholds(double scale, std::int32_t zero, double unit, const double *
 // gain the n values between the edges. Overwrites counts with the values at or above edge j.
 void addLevelBins(std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins);
 
-// The same, one family each, for tests (the AVX ones only where the CPU has them).
+// GPTQ's interleaved groups in rows: word r of column c (4 codes) from src + r · rowBytes + 4c
+// to dst + c · 4 · rows + 4r, for r < rows and c < columns. One loop for every family: AVX
+// gathers measured slower (16 rows are 16 pages apart).
+void transposeWords(const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns,
+    std::uint8_t *dst);
+
+// The family the functions above pick (kernels::avx512::enabled, kernels::avx2::enabled).
 enum class ByteRunFamily { Portable, Avx2, Avx512 };
+ByteRunFamily byteRunFamily();
+
+// The same, one family each (callers that picked once, and tests) (the AVX ones only where the CPU has them).
 void byteColumnStatsIn(ByteRunFamily family, const std::uint8_t *codes, std::size_t n, unsigned zero,
     ByteColumnStats &out);
 void countAtLeastIn(ByteRunFamily family, const std::uint8_t *codes, std::size_t n,

@@ -46,6 +46,7 @@ struct Worker {
         , thresholds(bins + 8)
         , counts(bins + 8)
     { }
+    quant::ByteRunFamily family = quant::byteRunFamily(); // picked once
     StatsAccumulator acc;
     std::vector<std::uint64_t> binCounts;
     std::uint64_t outliers = 0;
@@ -91,7 +92,7 @@ struct Moments {
             return;
         }
         quant::ByteColumnStats st;
-        quant::byteColumnStats(codes, n, zero >= 0 && zero < 256 ? unsigned(zero) : 256u, st);
+        quant::byteColumnStatsIn(w.family, codes, n, zero >= 0 && zero < 256 ? unsigned(zero) : 256u, st);
         (*w.ranges)[index] = static_cast<std::uint16_t>(st.lo | st.hi << 8);
         const auto count = static_cast<std::int64_t>(n), z = static_cast<std::int64_t>(zero);
         const std::int64_t sumD = std::int64_t(st.sum) - count * z;
@@ -151,11 +152,11 @@ void binGroup(const std::uint8_t *codes, std::uint64_t n, float scale, std::int3
         // t_j (scale > 0), or below it.
         const std::size_t levels = static_cast<std::size_t>(b1 - b0);
         std::int32_t *t = w.thresholds.data();
-        if (!quant::codeThresholds(s, zero, plan.unit, edges + b0 + 1, levels, st.lo, st.hi, t))
+        if (!quant::codeThresholdsIn(w.family, s, zero, plan.unit, edges + b0 + 1, levels, st.lo, st.hi, t))
             return fallback();
         std::uint32_t *c = w.counts.data();
-        quant::countAtLeast(codes, n, t, levels, c);
-        quant::addLevelBins(c, levels, static_cast<std::uint32_t>(n), s > 0, w.binCounts.data() + b0);
+        quant::countAtLeastIn(w.family, codes, n, t, levels, c);
+        quant::addLevelBinsIn(w.family, c, levels, static_cast<std::uint32_t>(n), s > 0, w.binCounts.data() + b0);
     }
     if (std::fabs(lo - plan.mean) > plan.outlierDistance || std::fabs(hi - plan.mean) > plan.outlierDistance) {
         decodeGroup(codes, n, scale, zero, w.values.data());
@@ -213,10 +214,7 @@ struct Ranges {
             dequantizer.byteGroupParams(group, o, tile, w.scales, w.zeros);
             const std::uint8_t *src = g.codes + group * rows * g.rowBytes + 4 * o;
             std::uint8_t *dst = w.columns.data();
-            for (std::uint64_t r4 = 0; r4 < rows; ++r4, src += g.rowBytes) {
-                for (std::uint64_t c = 0; c < tile; ++c)
-                    std::memcpy(dst + c * n + 4 * r4, src + 4 * c, 4);
-            }
+            quant::transposeWords(src, g.rowBytes, rows, tile, dst);
             for (std::uint64_t c = 0; c < tile; ++c)
                 fn(dst + c * n, n, w.scales[c], w.zeros[c], group * g.outputs + o + c);
         }
