@@ -69,9 +69,13 @@ STB_BODY void levelBinsBody(
 }
 
 // Eight levels at a time in GCC vectors (whatever the target makes of them), without a branch:
-// t from the division (its ceiling, or its integer part + 1 when scale < 0: the exact threshold
-// but when the quotient rounds across an integer), checked by the rule at t − 1 (fails) and t
-// (holds). The checks fail only for a quotient within rounding of an integer that is not one.
+// t from the quotient a = zero + edge / (scale · unit), by a multiply: its ceiling (scale > 0) or
+// its integer part + 1, taken kMargin towards the integer so that an edge on a value (a an
+// integer, computed within a few ulps) gives that integer; then checked by the rule at t − 1
+// (fails) and t (holds). The checks fail only for a quotient within kMargin of an integer that
+// is not one: the caller decodes that group.
+constexpr double kMargin = 0x1p-30;
+inline bool up0(double scale) { return scale > 0; }
 using Doubles = double __attribute__((vector_size(64)));
 using Masks = decltype(Doubles {} < Doubles {}); // 8 lanes of 64-bit 0 or -1
 using Ints = std::int32_t __attribute__((vector_size(32)));
@@ -85,7 +89,7 @@ STB_BODY Masks ruleBody(
 STB_BODY bool thresholdsBody(double scale, std::int32_t zero, double unit, const double *__restrict edges,
     std::size_t k, unsigned lo, unsigned hi, std::int32_t *__restrict out)
 {
-    const double perCode = scale * unit, z = zero, first = lo, last = double(hi) + 1;
+    const double perCode = 1 / (scale * unit), z = zero, first = lo, last = double(hi) + 1;
     // F(q): the rule holds (scale > 0) or fails (scale < 0), non-decreasing in q; false below
     // `first`, true from `last` on. q − z is an integer and scale · (q − z) the exact float
     // value, as binIndex sees it.
@@ -96,11 +100,11 @@ STB_BODY bool thresholdsBody(double scale, std::int32_t zero, double unit, const
         std::memcpy(&e, edges + j, sizeof e);
         // Clamped to [first − 1, last] (so that the conversion stays in range and the integer
         // part is the floor), then the threshold to [first, last].
-        Doubles a = z + e / perCode; // divided: an edge on a value gives its integer exactly
+        Doubles a = z + e * perCode;
         a = a < first - 1 ? Doubles {} + (first - 1) : a;
         a = a > last ? Doubles {} + last : a;
-        const Doubles whole = __builtin_convertvector(__builtin_convertvector(a + 1, Ints), Doubles) - 1;
-        Doubles t0 = scale > 0 ? (whole < a ? whole + 1 : whole) : whole + 1;
+        const Doubles whole = __builtin_convertvector(__builtin_convertvector(a + 1 + (scale > 0 ? 0 : kMargin), Ints), Doubles) - 1;
+        Doubles t0 = scale > 0 ? (whole < a - kMargin ? whole + 1 : whole) : whole + 1;
         t0 = t0 < first ? Doubles {} + first : t0;
         t0 = t0 > last ? Doubles {} + last : t0;
         // -1 where the rule holds (no lambda: it would not take the wrapper's target).
@@ -199,7 +203,8 @@ __attribute__((target("avx2,popcnt"))) void countAvx2(const std::uint8_t *codes,
 STB_AVX2 bool thresholdsAvx2(double scale, std::int32_t zero, double unit, const double *edges, std::size_t k,
     unsigned lo, unsigned hi, std::int32_t *out)
 {
-    const double perCode = scale * unit;
+    const double perCode = 1 / (scale * unit);
+    const __m256d margin = _mm256_set1_pd(up0(scale) ? -kMargin : kMargin);
     const __m256d s = _mm256_set1_pd(scale), u = _mm256_set1_pd(unit), z = _mm256_set1_pd(zero);
     const __m256d first = _mm256_set1_pd(lo), last = _mm256_set1_pd(double(hi) + 1), per = _mm256_set1_pd(perCode);
     const __m256d one = _mm256_set1_pd(1), all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
@@ -215,7 +220,7 @@ STB_AVX2 bool thresholdsAvx2(double scale, std::int32_t zero, double unit, const
     for (std::size_t j = 0; j < k; j += 4) {
         const int valid = k - j >= 4 ? 0xF : (1 << (k - j)) - 1;
         const __m256d e = _mm256_loadu_pd(edges + j);
-        __m256d a = _mm256_add_pd(z, _mm256_div_pd(e, per));
+        __m256d a = _mm256_add_pd(_mm256_add_pd(z, _mm256_mul_pd(e, per)), margin);
         a = _mm256_min_pd(_mm256_max_pd(a, _mm256_sub_pd(first, one)), last);
         __m256d t = up ? _mm256_ceil_pd(a) : _mm256_add_pd(_mm256_floor_pd(a), one);
         t = _mm256_min_pd(_mm256_max_pd(t, first), last);
@@ -263,7 +268,8 @@ STB_AVX512_POPCNT void countWide(const std::uint8_t *codes,
 STB_AVX512 bool thresholdsWide(double scale, std::int32_t zero, double unit, const double *edges, std::size_t k,
     unsigned lo, unsigned hi, std::int32_t *out)
 {
-    const double perCode = scale * unit; // divided by: an edge on a value gives its integer exactly
+    const double perCode = 1 / (scale * unit);
+    const __m512d margin = _mm512_set1_pd(up0(scale) ? -kMargin : kMargin);
     const __m512d s = _mm512_set1_pd(scale), u = _mm512_set1_pd(unit), z = _mm512_set1_pd(zero);
     const __m512d first = _mm512_set1_pd(lo), last = _mm512_set1_pd(double(hi) + 1), per = _mm512_set1_pd(perCode);
     const __m512d one = _mm512_set1_pd(1);
@@ -278,7 +284,7 @@ STB_AVX512 bool thresholdsWide(double scale, std::int32_t zero, double unit, con
     for (std::size_t j = 0; j < k; j += 8) {
         const __mmask8 valid = k - j >= 8 ? 0xFF : static_cast<__mmask8>((1u << (k - j)) - 1);
         const __m512d e = _mm512_loadu_pd(edges + j);
-        __m512d a = _mm512_add_pd(z, _mm512_div_pd(e, per));
+        __m512d a = _mm512_add_pd(_mm512_add_pd(z, _mm512_mul_pd(e, per)), margin);
         a = _mm512_min_pd(_mm512_max_pd(a, _mm512_sub_pd(first, one)), last);
         __m512d t = up ? _mm512_roundscale_pd(a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
                        : _mm512_add_pd(_mm512_roundscale_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC), one);
