@@ -16,7 +16,8 @@ namespace stb::quant {
 
 namespace {
 
-STB_BODY void statsBody(const std::uint8_t *__restrict codes, std::size_t n, unsigned zero, ByteColumnStats &out)
+STB_BODY void statsBody(
+    const std::uint8_t *__restrict codes, std::size_t n, unsigned zero, ByteColumnStats &out)
 {
     std::uint8_t lo = 255, hi = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -38,8 +39,8 @@ STB_BODY void statsBody(const std::uint8_t *__restrict codes, std::size_t n, uns
     out = { sum, squares, zeros, lo, hi };
 }
 
-STB_BODY void countBody(const std::uint8_t *__restrict codes, std::size_t n, const std::int32_t *__restrict thresholds,
-    std::size_t k, std::uint32_t *__restrict counts)
+STB_BODY void countBody(const std::uint8_t *__restrict codes, std::size_t n,
+    const std::int32_t *__restrict thresholds, std::size_t k, std::uint32_t *__restrict counts)
 {
     for (std::size_t j = 0; j < k; ++j) {
         const auto t = static_cast<std::uint8_t>(std::min(thresholds[j], 255));
@@ -55,8 +56,8 @@ STB_BODY void countBody(const std::uint8_t *__restrict codes, std::size_t n, con
     }
 }
 
-STB_BODY void levelBinsBody(
-    std::uint32_t *__restrict counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *__restrict bins)
+STB_BODY void levelBinsBody(std::uint32_t *__restrict counts, std::size_t levels, std::uint32_t n, bool up,
+    std::uint64_t *__restrict bins)
 {
     if (!up) {
         for (std::size_t j = 0; j < levels; ++j)
@@ -75,7 +76,10 @@ STB_BODY void levelBinsBody(
 // (fails) and t (holds). The checks fail only for a quotient within kMargin of an integer that
 // is not one: the caller decodes that group.
 constexpr double kMargin = 0x1p-30;
-inline bool up0(double scale) { return scale > 0; }
+inline bool up0(double scale)
+{
+    return scale > 0;
+}
 using Doubles = double __attribute__((vector_size(64)));
 using Masks = decltype(Doubles {} < Doubles {}); // 8 lanes of 64-bit 0 or -1
 using Ints = std::int32_t __attribute__((vector_size(32)));
@@ -103,7 +107,9 @@ STB_BODY bool thresholdsBody(double scale, std::int32_t zero, double unit, const
         Doubles a = z + e * perCode;
         a = a < first - 1 ? Doubles {} + (first - 1) : a;
         a = a > last ? Doubles {} + last : a;
-        const Doubles whole = __builtin_convertvector(__builtin_convertvector(a + 1 + (scale > 0 ? 0 : kMargin), Ints), Doubles) - 1;
+        const Doubles whole = __builtin_convertvector(
+                                  __builtin_convertvector(a + 1 + (scale > 0 ? 0 : kMargin), Ints), Doubles)
+            - 1;
         Doubles t0 = scale > 0 ? (whole < a - kMargin ? whole + 1 : whole) : whole + 1;
         t0 = t0 < first ? Doubles {} + first : t0;
         t0 = t0 > last ? Doubles {} + last : t0;
@@ -146,17 +152,20 @@ void transposePortable(
     }
 }
 
-void levelBinsPortable(std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
+void levelBinsPortable(
+    std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
 {
     levelBinsBody(counts, levels, n, up, bins);
 }
 
 #if STB_WIDE_RUNS
-STB_AVX2 void levelBinsAvx2(std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
+STB_AVX2 void levelBinsAvx2(
+    std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
 {
     levelBinsBody(counts, levels, n, up, bins);
 }
-STB_AVX512 void levelBinsWide(std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
+STB_AVX512 void levelBinsWide(
+    std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
 {
     levelBinsBody(counts, levels, n, up, bins);
 }
@@ -206,15 +215,17 @@ STB_AVX2 bool thresholdsAvx2(double scale, std::int32_t zero, double unit, const
     const double perCode = 1 / (scale * unit);
     const __m256d margin = _mm256_set1_pd(up0(scale) ? -kMargin : kMargin);
     const __m256d s = _mm256_set1_pd(scale), u = _mm256_set1_pd(unit), z = _mm256_set1_pd(zero);
-    const __m256d first = _mm256_set1_pd(lo), last = _mm256_set1_pd(double(hi) + 1), per = _mm256_set1_pd(perCode);
+    const __m256d first = _mm256_set1_pd(lo), last = _mm256_set1_pd(double(hi) + 1),
+                  per = _mm256_set1_pd(perCode);
     const __m256d one = _mm256_set1_pd(1), all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
     const bool up = scale > 0;
     const __m256d flip = up ? _mm256_setzero_pd() : all;
-#define STB_RULE(q, e)                                                                                        \
-    _mm256_or_pd(_mm256_and_pd(_mm256_xor_pd(_mm256_cmp_pd(_mm256_mul_pd(_mm256_mul_pd(s, _mm256_sub_pd(q, z)), u), \
-                                                 e, _CMP_GE_OQ),                                              \
-                                   flip),                                                                     \
-                     _mm256_cmp_pd(q, first, _CMP_GE_OQ)),                                                    \
+#define STB_RULE(q, e)                                                                                       \
+    _mm256_or_pd(                                                                                            \
+        _mm256_and_pd(_mm256_xor_pd(_mm256_cmp_pd(_mm256_mul_pd(_mm256_mul_pd(s, _mm256_sub_pd(q, z)), u),   \
+                                        e, _CMP_GE_OQ),                                                      \
+                          flip),                                                                             \
+            _mm256_cmp_pd(q, first, _CMP_GE_OQ)),                                                            \
         _mm256_cmp_pd(q, last, _CMP_GE_OQ))
     int bad = 0;
     for (std::size_t j = 0; j < k; j += 4) {
@@ -224,7 +235,8 @@ STB_AVX2 bool thresholdsAvx2(double scale, std::int32_t zero, double unit, const
         a = _mm256_min_pd(_mm256_max_pd(a, _mm256_sub_pd(first, one)), last);
         __m256d t = up ? _mm256_ceil_pd(a) : _mm256_add_pd(_mm256_floor_pd(a), one);
         t = _mm256_min_pd(_mm256_max_pd(t, first), last);
-        const __m256d wrong = _mm256_or_pd(STB_RULE(_mm256_sub_pd(t, one), e), _mm256_xor_pd(STB_RULE(t, e), all));
+        const __m256d wrong
+            = _mm256_or_pd(STB_RULE(_mm256_sub_pd(t, one), e), _mm256_xor_pd(STB_RULE(t, e), all));
         bad |= _mm256_movemask_pd(wrong) & valid;
         _mm_storeu_si128(reinterpret_cast<__m128i *>(out + j), _mm256_cvttpd_epi32(t));
     }
@@ -233,8 +245,8 @@ STB_AVX2 bool thresholdsAvx2(double scale, std::int32_t zero, double unit, const
 }
 
 // Up to 256 codes in four registers, each threshold a compare to a mask and its popcount.
-STB_AVX512_POPCNT void countWide(const std::uint8_t *codes,
-    std::size_t n, const std::int32_t *thresholds, std::size_t k, std::uint32_t *counts)
+STB_AVX512_POPCNT void countWide(const std::uint8_t *codes, std::size_t n, const std::int32_t *thresholds,
+    std::size_t k, std::uint32_t *counts)
 {
     std::fill(counts, counts + k, 0u);
     for (std::size_t at = 0; at < n; at += 256) {
@@ -265,20 +277,21 @@ STB_AVX512_POPCNT void countWide(const std::uint8_t *codes,
     }
 }
 // thresholdsBody with AVX-512 masks: the rule's evaluations are compares to masks.
-STB_AVX512 bool thresholdsWide(double scale, std::int32_t zero, double unit, const double *edges, std::size_t k,
-    unsigned lo, unsigned hi, std::int32_t *out)
+STB_AVX512 bool thresholdsWide(double scale, std::int32_t zero, double unit, const double *edges,
+    std::size_t k, unsigned lo, unsigned hi, std::int32_t *out)
 {
     const double perCode = 1 / (scale * unit);
     const __m512d margin = _mm512_set1_pd(up0(scale) ? -kMargin : kMargin);
     const __m512d s = _mm512_set1_pd(scale), u = _mm512_set1_pd(unit), z = _mm512_set1_pd(zero);
-    const __m512d first = _mm512_set1_pd(lo), last = _mm512_set1_pd(double(hi) + 1), per = _mm512_set1_pd(perCode);
+    const __m512d first = _mm512_set1_pd(lo), last = _mm512_set1_pd(double(hi) + 1),
+                  per = _mm512_set1_pd(perCode);
     const __m512d one = _mm512_set1_pd(1);
     const bool up = scale > 0;
     const __mmask8 flip = up ? 0 : 0xFF;
-#define STB_RULE(q, e)                                                                                        \
-    static_cast<__mmask8>(                                                                                    \
-        ((_mm512_cmp_pd_mask(_mm512_mul_pd(_mm512_mul_pd(s, _mm512_sub_pd(q, z)), u), e, _CMP_GE_OQ) ^ flip)  \
-            & _mm512_cmp_pd_mask(q, first, _CMP_GE_OQ))                                                       \
+#define STB_RULE(q, e)                                                                                       \
+    static_cast<__mmask8>(                                                                                   \
+        ((_mm512_cmp_pd_mask(_mm512_mul_pd(_mm512_mul_pd(s, _mm512_sub_pd(q, z)), u), e, _CMP_GE_OQ) ^ flip) \
+            & _mm512_cmp_pd_mask(q, first, _CMP_GE_OQ))                                                      \
         | _mm512_cmp_pd_mask(q, last, _CMP_GE_OQ))
     __mmask8 bad = 0;
     for (std::size_t j = 0; j < k; j += 8) {
@@ -286,8 +299,9 @@ STB_AVX512 bool thresholdsWide(double scale, std::int32_t zero, double unit, con
         const __m512d e = _mm512_loadu_pd(edges + j);
         __m512d a = _mm512_add_pd(_mm512_add_pd(z, _mm512_mul_pd(e, per)), margin);
         a = _mm512_min_pd(_mm512_max_pd(a, _mm512_sub_pd(first, one)), last);
-        __m512d t = up ? _mm512_roundscale_pd(a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
-                       : _mm512_add_pd(_mm512_roundscale_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC), one);
+        __m512d t = up
+            ? _mm512_roundscale_pd(a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
+            : _mm512_add_pd(_mm512_roundscale_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC), one);
         t = _mm512_min_pd(_mm512_max_pd(t, first), last);
         bad |= valid & static_cast<__mmask8>(STB_RULE(_mm512_sub_pd(t, one), e) | ~STB_RULE(t, e));
         _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + j), _mm512_cvttpd_epi32(t));
@@ -297,7 +311,8 @@ STB_AVX512 bool thresholdsWide(double scale, std::int32_t zero, double unit, con
 }
 
 // byteColumnStats in 64-code steps: vpsadbw sums, vpmaddwd squares, a compare per zero.
-STB_AVX512_POPCNT void statsWide(const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out)
+STB_AVX512_POPCNT void statsWide(
+    const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out)
 {
     if (!n) {
         out = {};
@@ -309,16 +324,19 @@ STB_AVX512_POPCNT void statsWide(const std::uint8_t *codes, std::size_t n, unsig
     std::uint64_t zeros = 0;
     for (std::size_t i = 0; i < n; i += 64) {
         const __mmask64 mask = n - i >= 64 ? ~__mmask64(0) : (__mmask64(1) << (n - i)) - 1;
-        const __m512i x = _mm512_maskz_loadu_epi8(mask, codes + i), filled = _mm512_mask_mov_epi8(fill, mask, x);
+        const __m512i x = _mm512_maskz_loadu_epi8(mask, codes + i),
+                      filled = _mm512_mask_mov_epi8(fill, mask, x);
         lo = _mm512_min_epu8(lo, filled);
         hi = _mm512_max_epu8(hi, filled);
         sum = _mm512_add_epi64(sum, _mm512_sad_epu8(x, nothing));
         const __m512i a = _mm512_unpacklo_epi8(x, nothing), b = _mm512_unpackhi_epi8(x, nothing);
-        squares = _mm512_add_epi32(squares, _mm512_add_epi32(_mm512_madd_epi16(a, a), _mm512_madd_epi16(b, b)));
+        squares
+            = _mm512_add_epi32(squares, _mm512_add_epi32(_mm512_madd_epi16(a, a), _mm512_madd_epi16(b, b)));
         if (zero < 256)
             zeros += _mm_popcnt_u64(_mm512_mask_cmpeq_epu8_mask(mask, x, zv));
     }
-    const auto least = [](__m512i v) __attribute__((target("avx512f,avx512bw"))) {
+    const auto least = [](__m512i v) __attribute__((target("avx512f,avx512bw")))
+    {
         __m256i h = _mm256_min_epu8(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
         __m128i q = _mm_min_epu8(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
         q = _mm_and_si128(_mm_min_epu8(q, _mm_srli_epi16(q, 8)), _mm_set1_epi16(0xFF));
@@ -387,8 +405,8 @@ void transposeWords(
     transposePortable(src, rowBytes, rows, columns, dst);
 }
 
-void addLevelBinsIn(
-    ByteRunFamily family, std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
+void addLevelBinsIn(ByteRunFamily family, std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up,
+    std::uint64_t *bins)
 {
 #if STB_WIDE_RUNS
     if (family == ByteRunFamily::Avx512)
@@ -415,8 +433,8 @@ void countAtLeast(const std::uint8_t *codes, std::size_t n, const std::int32_t *
     countAtLeastIn(byteRunFamily(), codes, n, thresholds, k, counts);
 }
 
-bool codeThresholds(double scale, std::int32_t zero, double unit, const double *edges, std::size_t k, unsigned lo,
-    unsigned hi, std::int32_t *thresholds)
+bool codeThresholds(double scale, std::int32_t zero, double unit, const double *edges, std::size_t k,
+    unsigned lo, unsigned hi, std::int32_t *thresholds)
 {
     return codeThresholdsIn(byteRunFamily(), scale, zero, unit, edges, k, lo, hi, thresholds);
 }

@@ -27,8 +27,8 @@ void countAtLeast(const std::uint8_t *codes, std::size_t n, const std::int32_t *
 // from the division and corrected by evaluating the rule at t − 1 and t. Returns false when a
 // correction was not enough (the caller searches that level itself). Reads edges and writes
 // thresholds up to k rounded up to a multiple of 8 (padding: any finite edges).
-bool codeThresholds(double scale, std::int32_t zero, double unit, const double *edges, std::size_t k, unsigned lo,
-    unsigned hi, std::int32_t *thresholds);
+bool codeThresholds(double scale, std::int32_t zero, double unit, const double *edges, std::size_t k,
+    unsigned lo, unsigned hi, std::int32_t *thresholds);
 
 // A group's bins from its level counts: counts[j] codes at or above threshold j (levels > 0),
 // the values at or above edge j when `up` (scale > 0), below it otherwise; bins[0 … levels]
@@ -38,20 +38,20 @@ void addLevelBins(std::uint32_t *counts, std::size_t levels, std::uint32_t n, bo
 // GPTQ's interleaved groups in rows: word r of column c (4 codes) from src + r · rowBytes + 4c
 // to dst + c · 4 · rows + 4r, for r < rows and c < columns. One loop for every family: AVX
 // gathers measured slower (16 rows are 16 pages apart).
-void transposeWords(const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns,
-    std::uint8_t *dst);
+void transposeWords(
+    const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns, std::uint8_t *dst);
 
 // The family the functions above pick (kernels::avx512::enabled, kernels::avx2::enabled).
 enum class ByteRunFamily { Portable, Avx2, Avx512 };
 ByteRunFamily byteRunFamily();
 
 // The same, one family each (callers that picked once, and tests) (the AVX ones only where the CPU has them).
-void byteColumnStatsIn(ByteRunFamily family, const std::uint8_t *codes, std::size_t n, unsigned zero,
-    ByteColumnStats &out);
+void byteColumnStatsIn(
+    ByteRunFamily family, const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out);
 void countAtLeastIn(ByteRunFamily family, const std::uint8_t *codes, std::size_t n,
     const std::int32_t *thresholds, std::size_t k, std::uint32_t *counts);
-void addLevelBinsIn(
-    ByteRunFamily family, std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins);
+void addLevelBinsIn(ByteRunFamily family, std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up,
+    std::uint64_t *bins);
 bool codeThresholdsIn(ByteRunFamily family, double scale, std::int32_t zero, double unit, const double *edges,
     std::size_t k, unsigned lo, unsigned hi, std::int32_t *thresholds);
 

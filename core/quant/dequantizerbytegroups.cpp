@@ -44,9 +44,9 @@ void Dequantizer::byteGroupParams(
     for (std::uint64_t k = 0; k < n; ++k) {
         const std::uint64_t o = o0 + k;
         scales[k] = scaleAt(o * m_groups + group);
-        zeros[k] = m_zeros.data
-            ? static_cast<std::int32_t>((wordAt(m_zeros.data, (o / 4) * m_groups + group) >> (8 * (o % 4))) & 255u)
-            : 128;
+        zeros[k] = m_zeros.data ? static_cast<std::int32_t>(
+                       (wordAt(m_zeros.data, (o / 4) * m_groups + group) >> (8 * (o % 4))) & 255u)
+                                : 128;
     }
 }
 

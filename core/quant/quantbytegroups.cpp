@@ -88,7 +88,8 @@ struct Moments {
     {
         if (!std::isfinite(scale) || !exactScale(scale)) {
             decodeGroup(codes, n, scale, zero, w.values.data());
-            kernels::scanValues(DType::F32, reinterpret_cast<const std::byte *>(w.values.data()), 0, n, w.acc);
+            kernels::scanValues(
+                DType::F32, reinterpret_cast<const std::byte *>(w.values.data()), 0, n, w.acc);
             return;
         }
         quant::ByteColumnStats st;
@@ -156,9 +157,11 @@ void binGroup(const std::uint8_t *codes, std::uint64_t n, float scale, std::int3
             return fallback();
         std::uint32_t *c = w.counts.data();
         quant::countAtLeastIn(w.family, codes, n, t, levels, c);
-        quant::addLevelBinsIn(w.family, c, levels, static_cast<std::uint32_t>(n), s > 0, w.binCounts.data() + b0);
+        quant::addLevelBinsIn(
+            w.family, c, levels, static_cast<std::uint32_t>(n), s > 0, w.binCounts.data() + b0);
     }
-    if (std::fabs(lo - plan.mean) > plan.outlierDistance || std::fabs(hi - plan.mean) > plan.outlierDistance) {
+    if (std::fabs(lo - plan.mean) > plan.outlierDistance
+        || std::fabs(hi - plan.mean) > plan.outlierDistance) {
         decodeGroup(codes, n, scale, zero, w.values.data());
         for (std::uint64_t i = 0; i < n; ++i) {
             const double v = w.values[i];
@@ -266,9 +269,9 @@ std::optional<TensorAnalysis> analyzeQuantizedByteGroups(const Dequantizer &dequ
     };
     if (!pass([&](std::uint64_t r, Worker &w) {
             Moments m;
-            ranges.visit(r, w, [&](const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero, std::uint64_t index) {
-                m.add(codes, n, scale, zero, index, w);
-            });
+            ranges.visit(r, w,
+                [&](const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero,
+                    std::uint64_t index) { m.add(codes, n, scale, zero, index, w); });
             m.finish(w.acc);
         }))
         return std::nullopt;
@@ -277,9 +280,9 @@ std::optional<TensorAnalysis> analyzeQuantizedByteGroups(const Dequantizer &dequ
         std::vector<double> edges(plan.edges); // padded for codeThresholds' vectors
         edges.resize(edges.size() + 8, edges.back());
         return pass([&](std::uint64_t r, Worker &w) {
-            ranges.visit(r, w, [&](const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero, std::uint64_t index) {
-                binGroup(codes, n, scale, zero, index, plan, edges.data(), w);
-            });
+            ranges.visit(r, w,
+                [&](const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero,
+                    std::uint64_t index) { binGroup(codes, n, scale, zero, index, plan, edges.data(), w); });
         });
     };
     if (!finishTwoPass(DType::F32, bins, workers, binPass, result))

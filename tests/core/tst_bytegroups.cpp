@@ -55,7 +55,8 @@ bool sameDouble(double a, double b)
 
 // The first q in [lo, hi + 1] where the rule holds (scale > 0) or fails (scale < 0), by trying
 // every code.
-std::int32_t plainThreshold(double scale, std::int32_t zero, double unit, double edge, unsigned lo, unsigned hi)
+std::int32_t plainThreshold(
+    double scale, std::int32_t zero, double unit, double edge, unsigned lo, unsigned hi)
 {
     for (unsigned q = lo; q <= hi; ++q) {
         const bool above = (scale * (double(q) - zero)) * unit >= edge;
@@ -91,7 +92,8 @@ void inexactScales(QuantFixture &f)
         const std::vector<std::byte> &d = f.data[k];
         std::vector<std::byte> out(d.size() * 2);
         for (std::size_t i = 0; i < d.size() / 2; ++i) {
-            const float v = 0.001f + 0.0001f * static_cast<float>(i % 97) + 0x1p-20f * static_cast<float>(i % 7);
+            const float v
+                = 0.001f + 0.0001f * static_cast<float>(i % 97) + 0x1p-20f * static_cast<float>(i % 7);
             float w = v;
             if (i % 2) { // every other scale exact: both ways in one weight
                 std::uint32_t b = std::bit_cast<std::uint32_t>(v) & ~0x1FFFu;
@@ -127,7 +129,9 @@ void tst_ByteGroups::kernels()
         for (int kind = 0; kind < 3; ++kind) {
             std::vector<std::uint8_t> codes(n);
             for (auto &c : codes) // random; narrow around 128; only 0 and 255
-                c = static_cast<std::uint8_t>(kind == 0 ? rng() : kind == 1 ? 120 + rng() % 16 : (rng() % 2) * 255);
+                c = static_cast<std::uint8_t>(kind == 0 ? rng()
+                        : kind == 1                     ? 120 + rng() % 16
+                                                        : (rng() % 2) * 255);
             for (unsigned zero : { 0u, 128u, 255u, 256u }) {
                 quant::ByteColumnStats e;
                 e.lo = 255;
@@ -157,7 +161,8 @@ void tst_ByteGroups::kernels()
                     expected[j] += std::int32_t(c) >= thresholds[j];
             for (ByteRunFamily family : families()) {
                 std::vector<std::uint32_t> counts(thresholds.size(), 7);
-                quant::countAtLeastIn(family, codes.data(), n, thresholds.data(), thresholds.size(), counts.data());
+                quant::countAtLeastIn(
+                    family, codes.data(), n, thresholds.data(), thresholds.size(), counts.data());
                 QCOMPARE(counts, expected);
             }
         }
@@ -208,7 +213,9 @@ void tst_ByteGroups::thresholds()
             const double on = (scale * d) * unit;
             // A step of rounding above a value only in every fourth round.
             const bool step = k % 3 == 1 && round % 4 == 0;
-            edges.push_back(step ? std::nextafter(on, INFINITY) : k % 3 == 2 ? on + 0.37 * magnitude * unit : on);
+            edges.push_back(step ? std::nextafter(on, INFINITY)
+                    : k % 3 == 2 ? on + 0.37 * magnitude * unit
+                                 : on);
         }
         std::sort(edges.begin(), edges.end());
         const std::size_t k = edges.size();
@@ -226,8 +233,14 @@ void tst_ByteGroups::thresholds()
             for (std::size_t j = 0; j < k; ++j)
                 QVERIFY2(t[j] == plainThreshold(scale, zero, unit, edges[j], lo, hi),
                     qPrintable(QStringLiteral("family %1 scale %2 zero %3 unit %4 lo %5 hi %6 edge %7 t %8")
-                                   .arg(int(family)).arg(scale, 0, 'g', 17).arg(zero).arg(unit).arg(lo).arg(hi)
-                                   .arg(edges[j], 0, 'g', 17).arg(t[j])));
+                                   .arg(int(family))
+                                   .arg(scale, 0, 'g', 17)
+                                   .arg(zero)
+                                   .arg(unit)
+                                   .arg(lo)
+                                   .arg(hi)
+                                   .arg(edges[j], 0, 'g', 17)
+                                   .arg(t[j])));
         }
     }
     QVERIFY2(refused < rounds / 4, qPrintable(QStringLiteral("%1 of %2 refused").arg(refused).arg(rounds)));
@@ -270,7 +283,8 @@ void tst_ByteGroups::analysis()
         editScales(fixture, edit >= 1, edit == 2);
     std::string error;
     const std::string path
-        = m_dir.filePath(QStringLiteral("%1.safetensors").arg(QLatin1String(QTest::currentDataTag()))).toStdString();
+        = m_dir.filePath(QStringLiteral("%1.safetensors").arg(QLatin1String(QTest::currentDataTag())))
+              .toStdString();
     QVERIFY2(writeFixtures(path, { fixture }, error), error.c_str());
     const auto checkpoint = Checkpoint::open(path, error);
     QVERIFY2(checkpoint, error.c_str());
@@ -304,8 +318,10 @@ void tst_ByteGroups::analysis()
                 QVERIFY(sameDouble(s.absMax, e.absMax));
                 // Sums in another order: equal to within rounding.
                 const double scale = std::isfinite(e.absMax) ? e.absMax : 1.0;
-                QVERIFY2(std::isnan(e.mean) ? std::isnan(s.mean) : std::fabs(s.mean - e.mean) <= 1e-12 * scale,
-                    qPrintable(QStringLiteral("mean %1 vs %2").arg(s.mean, 0, 'g', 17).arg(e.mean, 0, 'g', 17)));
+                QVERIFY2(
+                    std::isnan(e.mean) ? std::isnan(s.mean) : std::fabs(s.mean - e.mean) <= 1e-12 * scale,
+                    qPrintable(
+                        QStringLiteral("mean %1 vs %2").arg(s.mean, 0, 'g', 17).arg(e.mean, 0, 'g', 17)));
                 QVERIFY2(std::isnan(e.std) ? std::isnan(s.std) : std::fabs(s.std - e.std) <= 1e-12 * scale,
                     qPrintable(QStringLiteral("std %1 vs %2").arg(s.std, 0, 'g', 17).arg(e.std, 0, 'g', 17)));
                 QCOMPARE(a->histogram.lo, reference->histogram.lo);
