@@ -15,6 +15,17 @@ namespace stb {
 
 class Dequantizer;
 
+// An 8-bit GPTQ or pack-quantized weight without act order, as groups of byte codes
+// (Dequantizer::byteGroups): element (output o, input i) is scale · (code − zero) with the scale
+// and the integer zero of (group i / groupSize, o). GPTQ interleaves the outputs: code (i, o) is
+// byte i % 4 of word (i / 4, o), so the rows of 4 inputs are `rowBytes` = 4 · outputs apart.
+// Pack-quantized holds each output's inputs in a row of `rowBytes`, code (i, o) at o · rowBytes + i.
+struct ByteGroups {
+    const std::uint8_t *codes = nullptr;
+    bool interleaved = false; // GPTQ
+    std::uint64_t outputs = 0, inputs = 0, groupSize = 0, groups = 0, rowBytes = 0;
+};
+
 // Where a logical element's code lies in the codes tensor (Dequantizer::codeBytes): `length`
 // bytes from byte `offset` of the tensor's data hold its `bits` bits (from bit `shift` of the
 // first byte), and parts of `sharing` codes in all. A 3-bit GPTQ code that straddles two packed
@@ -145,6 +156,17 @@ public:
     // groups of at most 255), and how many bytes it records for a range of n positions at most.
     bool tapesCounts() const;
     std::uint64_t tapeBytes(std::uint64_t n) const;
+
+    // The layout as byte groups (dequantizerbytegroups.cpp), for the statistics of 8-bit groups
+    // by integer sums and code thresholds: nullopt unless 8-bit GPTQ or pack-quantized without
+    // act order, whole groups of a multiple of 4 inputs, at most kMaxByteGroup of them.
+    std::optional<ByteGroups> byteGroups() const;
+    static constexpr std::uint64_t kMaxByteGroup = 4096;
+    // The scales (as decode() converts them) and zeros of outputs [o0, o0 + n) in group `group`:
+    // decode() gives (float(code) − float(zero)) · scale for each of their codes, and the
+    // difference is exact (both are integers below 2^9).
+    void byteGroupParams(std::uint64_t group, std::uint64_t o0, std::uint64_t n, float *scales,
+        std::int32_t *zeros) const;
 
 private:
     struct Source {

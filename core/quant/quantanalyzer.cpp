@@ -297,6 +297,8 @@ std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, c
 {
     if (dequantizer.countingPays())
         return analyzeQuantizedCodes(dequantizer, options, std::move(stop), progress);
+    if (dequantizer.byteGroups())
+        return analyzeQuantizedByteGroups(dequantizer, options, std::move(stop), progress);
     return analyzeQuantizedValues(dequantizer, options, std::move(stop), progress);
 }
 

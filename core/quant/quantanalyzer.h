@@ -13,7 +13,8 @@ namespace stb {
 // TensorAnalysis analyzeTensor gives for an ordinary tensor of F32 values (no content digest),
 // in two passes (moments, then bins) on `options.threads` threads through parallelFor, each
 // range under the SIGBUS guard. By code counts when the dequantizer's layout makes that less
-// work (Dequantizer::countingPays), by decoded values otherwise. nullopt when cancelled or when
+// work (Dequantizer::countingPays), by byte groups for 8-bit GPTQ and pack-quantized groups
+// (Dequantizer::byteGroups), by decoded values otherwise. nullopt when cancelled or when
 // the file vanished under the scan. Thread-safe.
 std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, const AnalysisOptions &options,
     std::stop_token stop = {}, const ProgressFn &progress = {});
@@ -26,6 +27,12 @@ std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, c
 std::optional<TensorAnalysis> analyzeQuantizedValues(const Dequantizer &dequantizer,
     const AnalysisOptions &options, std::stop_token stop = {}, const ProgressFn &progress = {});
 std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantizer,
+    const AnalysisOptions &options, std::stop_token stop = {}, const ProgressFn &progress = {});
+// The third, for 8-bit GPTQ and pack-quantized groups (nullopt unless Dequantizer::byteGroups()):
+// group sums of codes and counts of codes at or above each bin edge's code
+// (quantbytegroups.cpp). Counts, extremes, histogram and outliers as by values; mean and std
+// within rounding.
+std::optional<TensorAnalysis> analyzeQuantizedByteGroups(const Dequantizer &dequantizer,
     const AnalysisOptions &options, std::stop_token stop = {}, const ProgressFn &progress = {});
 
 } // namespace stb

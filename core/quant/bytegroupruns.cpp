@@ -1,0 +1,442 @@
+// The loops of the 8-bit group statistics (bytegroupruns.h). Built with -O3: the bodies are plain
+// loops the vectorizer turns into byte vectors for each wrapper's target; the AVX-512 threshold
+// counts are written out (a compare to a mask and a popcount per 64 codes and threshold).
+#include "core/quant/bytegroupruns.h"
+
+#include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/quant/runtarget.h"
+
+namespace stb::quant {
+
+namespace {
+
+STB_BODY void statsBody(
+    const std::uint8_t *__restrict codes, std::size_t n, unsigned zero, ByteColumnStats &out)
+{
+    std::uint8_t lo = 255, hi = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        lo = std::min(lo, codes[i]);
+        hi = std::max(hi, codes[i]);
+    }
+    std::uint32_t sum = 0, squares = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t q = codes[i];
+        sum += q;
+        squares += q * q;
+    }
+    std::uint32_t zeros = 0;
+    if (zero < 256) {
+        const auto z = static_cast<std::uint8_t>(zero);
+        for (std::size_t i = 0; i < n; ++i)
+            zeros += codes[i] == z;
+    }
+    out = { sum, squares, zeros, lo, hi };
+}
+
+STB_BODY void countBody(const std::uint8_t *__restrict codes, std::size_t n,
+    const std::int32_t *__restrict thresholds, std::size_t k, std::uint32_t *__restrict counts)
+{
+    for (std::size_t j = 0; j < k; ++j) {
+        const auto t = static_cast<std::uint8_t>(std::min(thresholds[j], 255));
+        std::uint32_t total = 0;
+        for (std::size_t i = 0; i < n;) { // byte counters, 255 codes at a time
+            const std::size_t end = std::min(n, i + 255);
+            std::uint8_t c = 0;
+            for (; i < end; ++i)
+                c += codes[i] >= t;
+            total += c;
+        }
+        counts[j] = thresholds[j] > 255 ? 0 : total;
+    }
+}
+
+STB_BODY void levelBinsBody(std::uint32_t *__restrict counts, std::size_t levels, std::uint32_t n, bool up,
+    std::uint64_t *__restrict bins)
+{
+    if (!up) {
+        for (std::size_t j = 0; j < levels; ++j)
+            counts[j] = n - counts[j];
+    }
+    bins[0] += n - counts[0];
+    for (std::size_t j = 1; j < levels; ++j)
+        bins[j] += counts[j - 1] - counts[j];
+    bins[levels] += counts[levels - 1];
+}
+
+// Eight levels at a time in GCC vectors (whatever the target makes of them), without a branch:
+// t from the quotient a = zero + edge / (scale · unit), by a multiply: its ceiling (scale > 0) or
+// its integer part + 1, taken kMargin towards the integer so that an edge on a value (a an
+// integer, computed within a few ulps) gives that integer; then checked by the rule at t − 1
+// (fails) and t (holds). The checks fail only for a quotient within kMargin of an integer that
+// is not one: the caller decodes that group.
+constexpr double kMargin = 0x1p-30;
+inline bool up0(double scale)
+{
+    return scale > 0;
+}
+using Doubles = double __attribute__((vector_size(64)));
+using Masks = decltype(Doubles {} < Doubles {}); // 8 lanes of 64-bit 0 or -1
+using Ints = std::int32_t __attribute__((vector_size(32)));
+
+STB_BODY Masks ruleBody(
+    Doubles q, Doubles e, double scale, double z, double unit, Masks flip, double first, double last)
+{
+    return ((((scale * (q - z)) * unit >= e) ^ flip) & (q >= first)) | (q >= last);
+}
+
+STB_BODY bool thresholdsBody(double scale, std::int32_t zero, double unit, const double *__restrict edges,
+    std::size_t k, unsigned lo, unsigned hi, std::int32_t *__restrict out)
+{
+    const double perCode = 1 / (scale * unit), z = zero, first = lo, last = double(hi) + 1;
+    // F(q): the rule holds (scale > 0) or fails (scale < 0), non-decreasing in q; false below
+    // `first`, true from `last` on. q − z is an integer and scale · (q − z) the exact float
+    // value, as binIndex sees it.
+    const Masks flip = Masks {} + (scale > 0 ? 0 : -1);
+    Masks bad = {};
+    for (std::size_t j = 0; j < k; j += 8) {
+        Doubles e;
+        std::memcpy(&e, edges + j, sizeof e);
+        // Clamped to [first − 1, last] (so that the conversion stays in range and the integer
+        // part is the floor), then the threshold to [first, last].
+        Doubles a = z + e * perCode;
+        a = a < first - 1 ? Doubles {} + (first - 1) : a;
+        a = a > last ? Doubles {} + last : a;
+        const Doubles whole = __builtin_convertvector(
+                                  __builtin_convertvector(a + 1 + (scale > 0 ? 0 : kMargin), Ints), Doubles)
+            - 1;
+        Doubles t0 = scale > 0 ? (whole < a - kMargin ? whole + 1 : whole) : whole + 1;
+        t0 = t0 < first ? Doubles {} + first : t0;
+        t0 = t0 > last ? Doubles {} + last : t0;
+        // -1 where the rule holds (no lambda: it would not take the wrapper's target).
+        Masks wrong = ruleBody(t0 - 1, e, scale, z, unit, flip, first, last)
+            | ~ruleBody(t0, e, scale, z, unit, flip, first, last);
+        if (j + 8 > k) // the padding's lanes do not count
+            wrong &= Masks { 0, 1, 2, 3, 4, 5, 6, 7 } < static_cast<std::int64_t>(k - j);
+        bad |= wrong;
+        const Ints ti = __builtin_convertvector(t0, Ints);
+        std::memcpy(out + j, &ti, sizeof ti);
+    }
+    std::int64_t any = 0;
+    for (int l = 0; l < 8; ++l)
+        any |= bad[l];
+    return !any;
+}
+
+void statsPortable(const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out)
+{
+    statsBody(codes, n, zero, out);
+}
+void countPortable(const std::uint8_t *codes, std::size_t n, const std::int32_t *thresholds, std::size_t k,
+    std::uint32_t *counts)
+{
+    countBody(codes, n, thresholds, k, counts);
+}
+bool thresholdsPortable(double scale, std::int32_t zero, double unit, const double *edges, std::size_t k,
+    unsigned lo, unsigned hi, std::int32_t *out)
+{
+    return thresholdsBody(scale, zero, unit, edges, k, lo, hi, out);
+}
+
+void transposePortable(
+    const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns, std::uint8_t *dst)
+{
+    for (std::size_t r = 0; r < rows; ++r, src += rowBytes) {
+        for (std::size_t c = 0; c < columns; ++c)
+            std::memcpy(dst + c * 4 * rows + 4 * r, src + 4 * c, 4);
+    }
+}
+
+void levelBinsPortable(
+    std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
+{
+    levelBinsBody(counts, levels, n, up, bins);
+}
+
+#if STB_WIDE_RUNS
+STB_AVX2 void levelBinsAvx2(
+    std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
+{
+    levelBinsBody(counts, levels, n, up, bins);
+}
+STB_AVX512 void levelBinsWide(
+    std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
+{
+    levelBinsBody(counts, levels, n, up, bins);
+}
+#define STB_AVX512_POPCNT __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,popcnt")))
+STB_AVX2 void statsAvx2(const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out)
+{
+    statsBody(codes, n, zero, out);
+}
+// Up to 128 codes in four registers; each threshold an unsigned compare (max, equal), a movemask
+// and its popcount.
+__attribute__((target("avx2,popcnt"))) void countAvx2(const std::uint8_t *codes, std::size_t n,
+    const std::int32_t *thresholds, std::size_t k, std::uint32_t *counts)
+{
+    std::fill(counts, counts + k, 0u);
+    for (std::size_t at = 0; at < n; at += 128) {
+        const std::size_t m = std::min<std::size_t>(128, n - at);
+        alignas(32) std::uint8_t tail[128] = {};
+        const std::uint8_t *p = codes + at;
+        if (m < 128) {
+            std::memcpy(tail, p, m);
+            p = tail;
+        }
+        __m256i x[4];
+        std::uint32_t valid[4];
+        for (std::size_t v = 0; v < 4; ++v) {
+            const std::size_t from = 32 * v, length = m > from ? std::min<std::size_t>(32, m - from) : 0;
+            valid[v] = length == 32 ? ~0u : (1u << length) - 1;
+            x[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + from));
+        }
+        for (std::size_t j = 0; j < k; ++j) {
+            const __m256i t = _mm256_set1_epi8(static_cast<char>(std::min(thresholds[j], 255)));
+            std::uint32_t c = 0;
+            for (std::size_t v = 0; v < 4; ++v) {
+                const auto above = static_cast<std::uint32_t>(
+                    _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(x[v], t), x[v])));
+                c += static_cast<std::uint32_t>(_mm_popcnt_u32(above & valid[v]));
+            }
+            counts[j] += thresholds[j] > 255 ? 0 : c;
+        }
+    }
+}
+
+// thresholdsWide in four lanes (the same operations, so the same thresholds).
+STB_AVX2 bool thresholdsAvx2(double scale, std::int32_t zero, double unit, const double *edges, std::size_t k,
+    unsigned lo, unsigned hi, std::int32_t *out)
+{
+    const double perCode = 1 / (scale * unit);
+    const __m256d margin = _mm256_set1_pd(up0(scale) ? -kMargin : kMargin);
+    const __m256d s = _mm256_set1_pd(scale), u = _mm256_set1_pd(unit), z = _mm256_set1_pd(zero);
+    const __m256d first = _mm256_set1_pd(lo), last = _mm256_set1_pd(double(hi) + 1),
+                  per = _mm256_set1_pd(perCode);
+    const __m256d one = _mm256_set1_pd(1), all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    const bool up = scale > 0;
+    const __m256d flip = up ? _mm256_setzero_pd() : all;
+#define STB_RULE(q, e)                                                                                       \
+    _mm256_or_pd(                                                                                            \
+        _mm256_and_pd(_mm256_xor_pd(_mm256_cmp_pd(_mm256_mul_pd(_mm256_mul_pd(s, _mm256_sub_pd(q, z)), u),   \
+                                        e, _CMP_GE_OQ),                                                      \
+                          flip),                                                                             \
+            _mm256_cmp_pd(q, first, _CMP_GE_OQ)),                                                            \
+        _mm256_cmp_pd(q, last, _CMP_GE_OQ))
+    int bad = 0;
+    for (std::size_t j = 0; j < k; j += 4) {
+        const int valid = k - j >= 4 ? 0xF : (1 << (k - j)) - 1;
+        const __m256d e = _mm256_loadu_pd(edges + j);
+        __m256d a = _mm256_add_pd(_mm256_add_pd(z, _mm256_mul_pd(e, per)), margin);
+        a = _mm256_min_pd(_mm256_max_pd(a, _mm256_sub_pd(first, one)), last);
+        __m256d t = up ? _mm256_ceil_pd(a) : _mm256_add_pd(_mm256_floor_pd(a), one);
+        t = _mm256_min_pd(_mm256_max_pd(t, first), last);
+        const __m256d wrong
+            = _mm256_or_pd(STB_RULE(_mm256_sub_pd(t, one), e), _mm256_xor_pd(STB_RULE(t, e), all));
+        bad |= _mm256_movemask_pd(wrong) & valid;
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(out + j), _mm256_cvttpd_epi32(t));
+    }
+#undef STB_RULE
+    return !bad;
+}
+
+// Up to 256 codes in four registers, each threshold a compare to a mask and its popcount.
+STB_AVX512_POPCNT void countWide(const std::uint8_t *codes, std::size_t n, const std::int32_t *thresholds,
+    std::size_t k, std::uint32_t *counts)
+{
+    std::fill(counts, counts + k, 0u);
+    for (std::size_t at = 0; at < n; at += 256) {
+        const std::size_t m = std::min<std::size_t>(256, n - at);
+        __m512i x[4];
+        __mmask64 valid[4];
+        for (std::size_t v = 0; v < 4; ++v) {
+            const std::size_t from = 64 * v, length = m > from ? std::min<std::size_t>(64, m - from) : 0;
+            valid[v] = length == 64 ? ~__mmask64(0) : (__mmask64(1) << length) - 1;
+            x[v] = _mm512_maskz_loadu_epi8(valid[v], codes + at + from);
+        }
+        if (m == 128) { // the usual group
+            for (std::size_t j = 0; j < k; ++j) {
+                const __m512i t = _mm512_set1_epi8(static_cast<char>(std::min(thresholds[j], 255)));
+                const auto c = static_cast<std::uint32_t>(_mm_popcnt_u64(_mm512_cmpge_epu8_mask(x[0], t))
+                    + _mm_popcnt_u64(_mm512_cmpge_epu8_mask(x[1], t)));
+                counts[j] += thresholds[j] > 255 ? 0 : c;
+            }
+            continue;
+        }
+        for (std::size_t j = 0; j < k; ++j) {
+            const __m512i t = _mm512_set1_epi8(static_cast<char>(std::min(thresholds[j], 255)));
+            std::uint64_t c = 0;
+            for (std::size_t v = 0; v < 4; ++v)
+                c += _mm_popcnt_u64(_mm512_mask_cmpge_epu8_mask(valid[v], x[v], t));
+            counts[j] += thresholds[j] > 255 ? 0 : static_cast<std::uint32_t>(c);
+        }
+    }
+}
+// thresholdsBody with AVX-512 masks: the rule's evaluations are compares to masks.
+STB_AVX512 bool thresholdsWide(double scale, std::int32_t zero, double unit, const double *edges,
+    std::size_t k, unsigned lo, unsigned hi, std::int32_t *out)
+{
+    const double perCode = 1 / (scale * unit);
+    const __m512d margin = _mm512_set1_pd(up0(scale) ? -kMargin : kMargin);
+    const __m512d s = _mm512_set1_pd(scale), u = _mm512_set1_pd(unit), z = _mm512_set1_pd(zero);
+    const __m512d first = _mm512_set1_pd(lo), last = _mm512_set1_pd(double(hi) + 1),
+                  per = _mm512_set1_pd(perCode);
+    const __m512d one = _mm512_set1_pd(1);
+    const bool up = scale > 0;
+    const __mmask8 flip = up ? 0 : 0xFF;
+#define STB_RULE(q, e)                                                                                       \
+    static_cast<__mmask8>(                                                                                   \
+        ((_mm512_cmp_pd_mask(_mm512_mul_pd(_mm512_mul_pd(s, _mm512_sub_pd(q, z)), u), e, _CMP_GE_OQ) ^ flip) \
+            & _mm512_cmp_pd_mask(q, first, _CMP_GE_OQ))                                                      \
+        | _mm512_cmp_pd_mask(q, last, _CMP_GE_OQ))
+    __mmask8 bad = 0;
+    for (std::size_t j = 0; j < k; j += 8) {
+        const __mmask8 valid = k - j >= 8 ? 0xFF : static_cast<__mmask8>((1u << (k - j)) - 1);
+        const __m512d e = _mm512_loadu_pd(edges + j);
+        __m512d a = _mm512_add_pd(_mm512_add_pd(z, _mm512_mul_pd(e, per)), margin);
+        a = _mm512_min_pd(_mm512_max_pd(a, _mm512_sub_pd(first, one)), last);
+        __m512d t = up
+            ? _mm512_roundscale_pd(a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
+            : _mm512_add_pd(_mm512_roundscale_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC), one);
+        t = _mm512_min_pd(_mm512_max_pd(t, first), last);
+        bad |= valid & static_cast<__mmask8>(STB_RULE(_mm512_sub_pd(t, one), e) | ~STB_RULE(t, e));
+        _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + j), _mm512_cvttpd_epi32(t));
+    }
+#undef STB_RULE
+    return !bad;
+}
+
+// byteColumnStats in 64-code steps: vpsadbw sums, vpmaddwd squares, a compare per zero.
+STB_AVX512_POPCNT void statsWide(
+    const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out)
+{
+    if (!n) {
+        out = {};
+        return;
+    }
+    const __m512i fill = _mm512_set1_epi8(static_cast<char>(codes[0])), nothing = _mm512_setzero_si512();
+    const __m512i zv = _mm512_set1_epi8(static_cast<char>(zero));
+    __m512i lo = fill, hi = fill, sum = nothing, squares = nothing;
+    std::uint64_t zeros = 0;
+    for (std::size_t i = 0; i < n; i += 64) {
+        const __mmask64 mask = n - i >= 64 ? ~__mmask64(0) : (__mmask64(1) << (n - i)) - 1;
+        const __m512i x = _mm512_maskz_loadu_epi8(mask, codes + i),
+                      filled = _mm512_mask_mov_epi8(fill, mask, x);
+        lo = _mm512_min_epu8(lo, filled);
+        hi = _mm512_max_epu8(hi, filled);
+        sum = _mm512_add_epi64(sum, _mm512_sad_epu8(x, nothing));
+        const __m512i a = _mm512_unpacklo_epi8(x, nothing), b = _mm512_unpackhi_epi8(x, nothing);
+        squares
+            = _mm512_add_epi32(squares, _mm512_add_epi32(_mm512_madd_epi16(a, a), _mm512_madd_epi16(b, b)));
+        if (zero < 256)
+            zeros += _mm_popcnt_u64(_mm512_mask_cmpeq_epu8_mask(mask, x, zv));
+    }
+    const auto least = [](__m512i v) __attribute__((target("avx512f,avx512bw")))
+    {
+        __m256i h = _mm256_min_epu8(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+        __m128i q = _mm_min_epu8(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+        q = _mm_and_si128(_mm_min_epu8(q, _mm_srli_epi16(q, 8)), _mm_set1_epi16(0xFF));
+        return static_cast<std::uint8_t>(_mm_cvtsi128_si32(_mm_minpos_epu16(q)));
+    };
+    out.sum = static_cast<std::uint32_t>(_mm512_reduce_add_epi64(sum));
+    out.squares = static_cast<std::uint32_t>(_mm512_reduce_add_epi32(squares));
+    out.zeros = static_cast<std::uint32_t>(zeros);
+    out.lo = least(lo);
+    out.hi = static_cast<std::uint8_t>(255 - least(_mm512_xor_si512(hi, _mm512_set1_epi8(-1))));
+}
+#endif
+
+} // namespace
+
+ByteRunFamily byteRunFamily()
+{
+#if STB_WIDE_RUNS
+    if (kernels::avx512::enabled())
+        return ByteRunFamily::Avx512;
+    if (kernels::avx2::enabled())
+        return ByteRunFamily::Avx2;
+#endif
+    return ByteRunFamily::Portable;
+}
+
+void byteColumnStatsIn(
+    ByteRunFamily family, const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out)
+{
+#if STB_WIDE_RUNS
+    if (family == ByteRunFamily::Avx512)
+        return statsWide(codes, n, zero, out);
+    if (family == ByteRunFamily::Avx2)
+        return statsAvx2(codes, n, zero, out);
+#endif
+    statsPortable(codes, n, zero, out);
+}
+
+void countAtLeastIn(ByteRunFamily family, const std::uint8_t *codes, std::size_t n,
+    const std::int32_t *thresholds, std::size_t k, std::uint32_t *counts)
+{
+#if STB_WIDE_RUNS
+    if (family == ByteRunFamily::Avx512)
+        return countWide(codes, n, thresholds, k, counts);
+    if (family == ByteRunFamily::Avx2)
+        return countAvx2(codes, n, thresholds, k, counts);
+#endif
+    countPortable(codes, n, thresholds, k, counts);
+}
+
+bool codeThresholdsIn(ByteRunFamily family, double scale, std::int32_t zero, double unit, const double *edges,
+    std::size_t k, unsigned lo, unsigned hi, std::int32_t *thresholds)
+{
+#if STB_WIDE_RUNS
+    if (family == ByteRunFamily::Avx512)
+        return thresholdsWide(scale, zero, unit, edges, k, lo, hi, thresholds);
+    if (family == ByteRunFamily::Avx2)
+        return thresholdsAvx2(scale, zero, unit, edges, k, lo, hi, thresholds);
+#endif
+    return thresholdsPortable(scale, zero, unit, edges, k, lo, hi, thresholds);
+}
+
+void transposeWords(
+    const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns, std::uint8_t *dst)
+{
+    transposePortable(src, rowBytes, rows, columns, dst);
+}
+
+void addLevelBinsIn(ByteRunFamily family, std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up,
+    std::uint64_t *bins)
+{
+#if STB_WIDE_RUNS
+    if (family == ByteRunFamily::Avx512)
+        return levelBinsWide(counts, levels, n, up, bins);
+    if (family == ByteRunFamily::Avx2)
+        return levelBinsAvx2(counts, levels, n, up, bins);
+#endif
+    levelBinsPortable(counts, levels, n, up, bins);
+}
+
+void addLevelBins(std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
+{
+    addLevelBinsIn(byteRunFamily(), counts, levels, n, up, bins);
+}
+
+void byteColumnStats(const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out)
+{
+    byteColumnStatsIn(byteRunFamily(), codes, n, zero, out);
+}
+
+void countAtLeast(const std::uint8_t *codes, std::size_t n, const std::int32_t *thresholds, std::size_t k,
+    std::uint32_t *counts)
+{
+    countAtLeastIn(byteRunFamily(), codes, n, thresholds, k, counts);
+}
+
+bool codeThresholds(double scale, std::int32_t zero, double unit, const double *edges, std::size_t k,
+    unsigned lo, unsigned hi, std::int32_t *thresholds)
+{
+    return codeThresholdsIn(byteRunFamily(), scale, zero, unit, edges, k, lo, hi, thresholds);
+}
+
+} // namespace stb::quant

@@ -1,0 +1,58 @@
+#pragma once
+
+// The loops of the 8-bit group statistics (quantbytegroups.cpp) over one group of one output:
+// `n` byte codes in a row. Integer results, so every kernel family gives the same numbers; each
+// function is compiled as a plain loop for AVX-512, AVX2 and baseline x86-64 (runtarget.h) and
+// picks the one the statistics kernels use (kernels::avx512::enabled, kernels::avx2::enabled).
+#include <cstddef>
+#include <cstdint>
+
+namespace stb::quant {
+
+// n <= 16384 (the sums fit 32 bits). zeros: codes equal to `zero` (0 to 256; 256 matches none).
+struct ByteColumnStats {
+    std::uint32_t sum = 0, squares = 0, zeros = 0;
+    std::uint8_t lo = 255, hi = 0;
+};
+void byteColumnStats(const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out);
+
+// counts[j] = codes at or above thresholds[j] (0 to 256), for j < k.
+void countAtLeast(const std::uint8_t *codes, std::size_t n, const std::int32_t *thresholds, std::size_t k,
+    std::uint32_t *counts);
+
+// For each of k levels j, the first code t in [lo, hi + 1] where `above` holds, for a predicate
+// monotone in the code: with value(q) = double(scale) · (q − zero), `above` is
+// value(q) · unit >= edges[j] when scale > 0 and its negation when scale < 0 (the bin rule of
+// kernels::binIndex: each code's float value · scale is exact, see quantbytegroups.cpp). Found
+// from the division and corrected by evaluating the rule at t − 1 and t. Returns false when a
+// correction was not enough (the caller searches that level itself). Reads edges and writes
+// thresholds up to k rounded up to a multiple of 8 (padding: any finite edges).
+bool codeThresholds(double scale, std::int32_t zero, double unit, const double *edges, std::size_t k,
+    unsigned lo, unsigned hi, std::int32_t *thresholds);
+
+// A group's bins from its level counts: counts[j] codes at or above threshold j (levels > 0),
+// the values at or above edge j when `up` (scale > 0), below it otherwise; bins[0 … levels]
+// gain the n values between the edges. Overwrites counts with the values at or above edge j.
+void addLevelBins(std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins);
+
+// GPTQ's interleaved groups in rows: word r of column c (4 codes) from src + r · rowBytes + 4c
+// to dst + c · 4 · rows + 4r, for r < rows and c < columns. One loop for every family: AVX
+// gathers measured slower (16 rows are 16 pages apart).
+void transposeWords(
+    const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns, std::uint8_t *dst);
+
+// The family the functions above pick (kernels::avx512::enabled, kernels::avx2::enabled).
+enum class ByteRunFamily { Portable, Avx2, Avx512 };
+ByteRunFamily byteRunFamily();
+
+// The same, one family each (callers that picked once, and tests) (the AVX ones only where the CPU has them).
+void byteColumnStatsIn(
+    ByteRunFamily family, const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out);
+void countAtLeastIn(ByteRunFamily family, const std::uint8_t *codes, std::size_t n,
+    const std::int32_t *thresholds, std::size_t k, std::uint32_t *counts);
+void addLevelBinsIn(ByteRunFamily family, std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up,
+    std::uint64_t *bins);
+bool codeThresholdsIn(ByteRunFamily family, double scale, std::int32_t zero, double unit, const double *edges,
+    std::size_t k, unsigned lo, unsigned hi, std::int32_t *thresholds);
+
+} // namespace stb::quant

@@ -1,0 +1,53 @@
+// Dequantizer, the byte-group view: 8-bit GPTQ and pack-quantized codes with their groups'
+// scales and integer zeros, read by the statistics of quantbytegroups.cpp.
+#include "core/quant/dequantizer.h"
+
+#include "core/quant/valueloads.h"
+
+namespace stb {
+
+using namespace quant;
+
+std::optional<ByteGroups> Dequantizer::byteGroups() const
+{
+    const bool gptq = m_scheme == QuantScheme::Gptq;
+    if ((!gptq && m_scheme != QuantScheme::PackQuantized) || m_bits != 8 || m_groupIndex.data)
+        return std::nullopt;
+    const std::uint64_t groupSize = m_groupSize ? m_groupSize : m_cols;
+    if (!groupSize || groupSize % 4 || groupSize > kMaxByteGroup || m_cols % groupSize
+        || m_cols / groupSize != m_groups || !m_rows)
+        return std::nullopt;
+    ByteGroups g;
+    g.codes = reinterpret_cast<const std::uint8_t *>(m_codes.data);
+    g.interleaved = gptq;
+    g.outputs = m_rows;
+    g.inputs = m_cols;
+    g.groupSize = groupSize;
+    g.groups = m_groups;
+    g.rowBytes = gptq ? 4 * m_rows : 4 * m_scaleCols;
+    return g;
+}
+
+void Dequantizer::byteGroupParams(
+    std::uint64_t group, std::uint64_t o0, std::uint64_t n, float *scales, std::int32_t *zeros) const
+{
+    if (m_scheme == QuantScheme::Gptq) {
+        const std::byte *row = m_zeros.data + 4 * group * m_zeroCols;
+        const std::int32_t plusOne = m_zeroPlusOne ? 1 : 0;
+        for (std::uint64_t k = 0; k < n; ++k) {
+            scales[k] = scaleAt(group * m_rows + o0 + k);
+            zeros[k] = static_cast<std::int32_t>(streamCode(row, 1, 0, o0 + k, 8)) + plusOne;
+        }
+        return;
+    }
+    // Pack-quantized: (code - 128) - (zero point - 128), or code - 128 without zero points.
+    for (std::uint64_t k = 0; k < n; ++k) {
+        const std::uint64_t o = o0 + k;
+        scales[k] = scaleAt(o * m_groups + group);
+        zeros[k] = m_zeros.data ? static_cast<std::int32_t>(
+                       (wordAt(m_zeros.data, (o / 4) * m_groups + group) >> (8 * (o % 4))) & 255u)
+                                : 128;
+    }
+}
+
+} // namespace stb

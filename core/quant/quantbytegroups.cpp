@@ -1,0 +1,294 @@
+// Statistics of 8-bit GPTQ and pack-quantized groups (Dequantizer::byteGroups) without decoding
+// a value. Code counting does not pay there (256 codes for 128 elements), and decoding to floats
+// for the F32 kernels cost more than twice the BF16 statistics. A value is scale · (q − zero)
+// with a float scale shared by the group's codes q and an integer q − zero of at most 9 bits:
+// for a scale of at most 15 significant bits (every F16 and BF16 scale) the float product is
+// exact, so
+//   pass 1: the group's sums of q and q² (integers) give its sums of values and of squares
+//           (one multiply each), its least and largest code its extremes, and the codes equal
+//           to the zero its zeros;
+//   pass 2: a value's bin is monotone in q, so the codes where the bin changes (one per bin
+//           edge the group's range crosses) are found from the edges by a division, each
+//           checked with kernels::binIndex's own rule, and each bin's count is a difference of
+//           counts of codes at or above them (bytegroupruns.h).
+// Groups whose scale is not finite or not exact, or whose range leaves the bins, are decoded as
+// before and handed to the F32 kernels. Counts, zeros, extremes, bins and outliers are exactly
+// those of the decoded values; the mean and std are sums in another order (all families give
+// the same: the group sums are integers and the rest is this file's scalar code).
+#include "core/quant/quantanalyzer.h"
+
+#include "core/concurrency/parallel.h"
+#include "core/io/busguard.h"
+#include "core/quant/bytegroupruns.h"
+#include "core/stats/kernels/valuescan.h"
+#include "core/stats/secondpass.h"
+#include "core/stats/statskernels.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+namespace stb {
+
+namespace {
+
+constexpr std::uint64_t kTile = 16; // GPTQ outputs whose groups are transposed at once
+constexpr std::uint64_t kAhead = 2048; // bytes prefetched ahead of a pack-quantized row's groups
+
+struct Worker {
+    explicit Worker(unsigned bins, std::uint64_t groupSize)
+        : binCounts(bins, 0)
+        , columns(kTile * groupSize)
+        , values(groupSize)
+        , thresholds(bins + 8)
+        , counts(bins + 8)
+    { }
+    quant::ByteRunFamily family = quant::byteRunFamily(); // picked once
+    StatsAccumulator acc;
+    std::vector<std::uint64_t> binCounts;
+    std::uint64_t outliers = 0;
+    std::vector<std::uint8_t> columns; // GPTQ: a tile's groups, each output's codes in a row
+    std::vector<float> values; // a decoded group
+    std::vector<std::int32_t> thresholds;
+    std::vector<std::uint32_t> counts;
+    float scales[kTile];
+    std::int32_t zeros[kTile];
+    std::vector<std::uint16_t> *ranges = nullptr; // pass 1's least and largest code per group
+};
+
+// Whether scale · d is exact in float for every |d| <= 256 (and neither overflows nor leaves the
+// normal range): at most 15 significant bits.
+bool exactScale(float s)
+{
+    if (s == 0)
+        return true;
+    const float a = std::fabs(s);
+    return a > 0x1p-100f && a < 0x1p100f && (std::bit_cast<std::uint32_t>(s) & 0x1FFu) == 0;
+}
+
+// The decoded values of a group, as decode() gives them.
+void decodeGroup(const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero, float *out)
+{
+    const float z = static_cast<float>(zero);
+    for (std::uint64_t i = 0; i < n; ++i)
+        out[i] = (static_cast<float>(codes[i]) - z) * scale;
+}
+
+// Pass 1 of a range: the groups' shifted sums (around the first group's mean), extremes, zeros.
+struct Moments {
+    double shift = 0, sum = 0, squares = 0, lo = INFINITY, hi = -INFINITY, absMax = 0;
+    std::uint64_t finite = 0, zeros = 0;
+    bool shifted = false;
+
+    void add(const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero, std::uint64_t index,
+        Worker &w)
+    {
+        if (!std::isfinite(scale) || !exactScale(scale)) {
+            decodeGroup(codes, n, scale, zero, w.values.data());
+            kernels::scanValues(
+                DType::F32, reinterpret_cast<const std::byte *>(w.values.data()), 0, n, w.acc);
+            return;
+        }
+        quant::ByteColumnStats st;
+        quant::byteColumnStatsIn(w.family, codes, n, zero >= 0 && zero < 256 ? unsigned(zero) : 256u, st);
+        (*w.ranges)[index] = static_cast<std::uint16_t>(st.lo | st.hi << 8);
+        const auto count = static_cast<std::int64_t>(n), z = static_cast<std::int64_t>(zero);
+        const std::int64_t sumD = std::int64_t(st.sum) - count * z;
+        const std::int64_t squaresD = std::int64_t(st.squares) - 2 * z * std::int64_t(st.sum) + count * z * z;
+        const double s = scale, nd = static_cast<double>(n);
+        const double vSum = s * static_cast<double>(sumD);
+        if (!shifted) {
+            shift = vSum / nd;
+            shifted = true;
+        }
+        sum += vSum - nd * shift;
+        squares += s * s * static_cast<double>(squaresD) - 2 * shift * vSum + nd * shift * shift;
+        const double a = s * double(std::int32_t(st.lo) - zero), b = s * double(std::int32_t(st.hi) - zero);
+        lo = std::min(lo, std::min(a, b));
+        hi = std::max(hi, std::max(a, b));
+        absMax = std::max(absMax, std::max(std::fabs(a), std::fabs(b)));
+        finite += n;
+        zeros += scale == 0 ? n : st.zeros;
+    }
+    void finish(StatsAccumulator &acc) const
+    {
+        if (!finite)
+            return;
+        acc.addFiniteBlock(finite, shift, sum, squares);
+        acc.addExtremes(lo, hi, absMax);
+        acc.addZeros(zeros);
+    }
+};
+
+// Pass 2 of one group: bins by code thresholds, outliers by the scalar test where the group's
+// range reaches that far.
+void binGroup(const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero, std::uint64_t index,
+    const kernels::BinPlan &plan, const double *edges, Worker &w)
+{
+    const auto fallback = [&] {
+        decodeGroup(codes, n, scale, zero, w.values.data());
+        kernels::binValues(DType::F32, reinterpret_cast<const std::byte *>(w.values.data()), 0, n, plan,
+            w.binCounts.data(), w.outliers);
+    };
+    if (!std::isfinite(scale) || !exactScale(scale))
+        return fallback();
+    quant::ByteColumnStats st;
+    st.lo = static_cast<std::uint8_t>((*w.ranges)[index]);
+    st.hi = static_cast<std::uint8_t>((*w.ranges)[index] >> 8);
+    const double s = scale;
+    const double a = s * double(std::int32_t(st.lo) - zero), b = s * double(std::int32_t(st.hi) - zero);
+    const double lo = std::min(a, b), hi = std::max(a, b);
+    if (!(lo >= plan.lo && hi <= plan.hi))
+        return fallback();
+    const int b0 = kernels::binIndex(plan, lo), b1 = kernels::binIndex(plan, hi);
+    if (b0 < 0 || b1 < b0)
+        return fallback();
+    if (b0 == b1) {
+        w.binCounts[static_cast<std::size_t>(b0)] += n;
+    } else {
+        // Level j: the values at or above edge b0 + 1 + j, C_j of them: the codes at or above
+        // t_j (scale > 0), or below it.
+        const std::size_t levels = static_cast<std::size_t>(b1 - b0);
+        std::int32_t *t = w.thresholds.data();
+        if (!quant::codeThresholdsIn(w.family, s, zero, plan.unit, edges + b0 + 1, levels, st.lo, st.hi, t))
+            return fallback();
+        std::uint32_t *c = w.counts.data();
+        quant::countAtLeastIn(w.family, codes, n, t, levels, c);
+        quant::addLevelBinsIn(
+            w.family, c, levels, static_cast<std::uint32_t>(n), s > 0, w.binCounts.data() + b0);
+    }
+    if (std::fabs(lo - plan.mean) > plan.outlierDistance
+        || std::fabs(hi - plan.mean) > plan.outlierDistance) {
+        decodeGroup(codes, n, scale, zero, w.values.data());
+        for (std::uint64_t i = 0; i < n; ++i) {
+            const double v = w.values[i];
+            w.outliers += std::fabs(v - plan.mean) > plan.outlierDistance;
+        }
+    }
+}
+
+// Visits every group of a range: GPTQ ranges are a group of a block of outputs, transposed a
+// tile at a time; pack-quantized ranges are a block of outputs, each output's groups in a row.
+struct Ranges {
+    Ranges(const Dequantizer &dq, const ByteGroups &g)
+        : dequantizer(dq)
+        , groups(g)
+    {
+        if (g.interleaved) {
+            outputsPer = std::max<std::uint64_t>(kTile, kChunkElements / g.groupSize / kTile * kTile);
+            perGroup = (g.outputs + outputsPer - 1) / outputsPer;
+            count = g.groups * perGroup;
+        } else {
+            outputsPer = std::max<std::uint64_t>(1, kChunkElements / g.inputs);
+            count = (g.outputs + outputsPer - 1) / outputsPer;
+        }
+    }
+    std::uint64_t elements(std::uint64_t r) const
+    {
+        const std::uint64_t o0 = (groups.interleaved ? r % perGroup : r) * outputsPer;
+        const std::uint64_t outputs = std::min(outputsPer, groups.outputs - o0);
+        return outputs * (groups.interleaved ? groups.groupSize : groups.inputs);
+    }
+    // fn(codes, n, scale, zero, index) for every group of range r; index: the group's own number.
+    template<typename Fn> void visit(std::uint64_t r, Worker &w, const Fn &fn) const
+    {
+        const ByteGroups &g = groups;
+        const std::uint64_t n = g.groupSize;
+        if (!g.interleaved) {
+            const std::uint64_t o0 = r * outputsPer, o1 = std::min(g.outputs, o0 + outputsPer);
+            for (std::uint64_t o = o0; o < o1; ++o) {
+                const std::uint8_t *row = g.codes + o * g.rowBytes;
+                for (std::uint64_t group = 0; group < g.groups; ++group) {
+                    __builtin_prefetch(row + group * n + kAhead);
+                    __builtin_prefetch(row + group * n + kAhead + 64);
+                    dequantizer.byteGroupParams(group, o, 1, w.scales, w.zeros);
+                    fn(row + group * n, n, w.scales[0], w.zeros[0], o * g.groups + group);
+                }
+            }
+            return;
+        }
+        const std::uint64_t group = r / perGroup, o0 = (r % perGroup) * outputsPer;
+        const std::uint64_t o1 = std::min(g.outputs, o0 + outputsPer), rows = n / 4;
+        for (std::uint64_t o = o0; o < o1; o += kTile) {
+            const std::uint64_t tile = std::min(kTile, o1 - o);
+            dequantizer.byteGroupParams(group, o, tile, w.scales, w.zeros);
+            const std::uint8_t *src = g.codes + group * rows * g.rowBytes + 4 * o;
+            std::uint8_t *dst = w.columns.data();
+            quant::transposeWords(src, g.rowBytes, rows, tile, dst);
+            for (std::uint64_t c = 0; c < tile; ++c)
+                fn(dst + c * n, n, w.scales[c], w.zeros[c], group * g.outputs + o + c);
+        }
+    }
+
+    const Dequantizer &dequantizer;
+    const ByteGroups groups;
+    std::uint64_t outputsPer = 0, perGroup = 0, count = 0;
+};
+
+} // namespace
+
+std::optional<TensorAnalysis> analyzeQuantizedByteGroups(const Dequantizer &dequantizer,
+    const AnalysisOptions &options, std::stop_token stop, const ProgressFn &progress)
+{
+    const std::optional<ByteGroups> groups = dequantizer.byteGroups();
+    if (!groups)
+        return std::nullopt;
+    const unsigned bins = std::max(1u, options.bins);
+    const Ranges ranges(dequantizer, *groups);
+    const std::uint64_t elements = dequantizer.elements();
+    const unsigned threads = static_cast<unsigned>(
+        std::min<std::uint64_t>(threadCount(options.threads), std::max<std::uint64_t>(ranges.count, 1)));
+    std::vector<Worker> workers;
+    workers.reserve(threads);
+    for (unsigned i = 0; i < threads; ++i)
+        workers.emplace_back(bins, groups->groupSize);
+    // Each group's least and largest code, from pass 1 for pass 2: 2 bytes per group of 32 or more.
+    std::vector<std::uint16_t> codeRanges(groups->outputs * groups->groups);
+    for (Worker &w : workers)
+        w.ranges = &codeRanges;
+    std::mutex progressMutex;
+    std::uint64_t done = 0;
+    const auto pass = [&](const auto &work) {
+        return parallelFor(
+            ranges.count, threads,
+            [&](std::uint64_t r, unsigned k) {
+                Worker &w = workers[k];
+                if (!runGuarded([&] { work(r, w); }))
+                    return false;
+                if (progress) {
+                    std::lock_guard lock(progressMutex);
+                    done += ranges.elements(r);
+                    progress(done, 2 * elements);
+                }
+                return true;
+            },
+            stop);
+    };
+    if (!pass([&](std::uint64_t r, Worker &w) {
+            Moments m;
+            ranges.visit(r, w,
+                [&](const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero,
+                    std::uint64_t index) { m.add(codes, n, scale, zero, index, w); });
+            m.finish(w.acc);
+        }))
+        return std::nullopt;
+    TensorAnalysis result;
+    const auto binPass = [&](const kernels::BinPlan &plan) {
+        std::vector<double> edges(plan.edges); // padded for codeThresholds' vectors
+        edges.resize(edges.size() + 8, edges.back());
+        return pass([&](std::uint64_t r, Worker &w) {
+            ranges.visit(r, w,
+                [&](const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero,
+                    std::uint64_t index) { binGroup(codes, n, scale, zero, index, plan, edges.data(), w); });
+        });
+    };
+    if (!finishTwoPass(DType::F32, bins, workers, binPass, result))
+        return std::nullopt;
+    result.stats.count = elements;
+    return result;
+}
+
+} // namespace stb
