@@ -22,8 +22,9 @@ void adviseHugePages(void *data, std::size_t size);
 
 // Maps the pages of [data, data + size), mapped file bytes about to be read, into the page tables
 // with one call (MADV_POPULATE_READ) instead of a page fault per page or folio as a scan reaches
-// them; pages not in the page cache are read in, as a fault would. Callers pass the chunk about
-// to be scanned (a few MiB at most), never a whole mapping: a file may be 100 GB. Only a hint:
+// them; pages not in the page cache are read in, as a fault would. Callers pass the bytes about
+// to be read (a header: at most the reference's 100 MB limit), never a whole mapping: a file may
+// be 100 GB. Only a hint:
 // every failure is ignored (EINVAL before Linux 5.14, EFAULT for bytes past the end of a file
 // truncated meanwhile: the scan then meets the SIGBUS guard as before). Small ranges are left
 // alone, as above. Not for the bulk scans (diff, statistics): over pages already mapped, the
