@@ -42,7 +42,8 @@ int runAudit(const Invocation &invocation)
 
     AnalysisOptions analysis;
     analysis.digest = false; // not printed; duplicates are found without one per tensor
-    analysis.bins = static_cast<unsigned>(bins);
+    // The table shows no histogram: without one, pass 2 reads only what may hold outliers.
+    analysis.bins = invocation.isSet(kJsonOption.name) ? static_cast<unsigned>(bins) : 0;
     // Quantized weights on their dequantized values unless --raw asks for the stored codes.
     auto quant = invocation.isSet("raw")
         ? nullptr

@@ -5,6 +5,8 @@
 #include "core/stats/statskernels.h"
 #include "core/stats/tensoranalyzer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace stb {
@@ -13,7 +15,9 @@ namespace stb {
 // workers' pass-1 moments, lay out the bins for `dtype` (the dtype the kernels read: F32 for
 // dequantized values), run `binPass(plan)` (pass 2 over the data, filling each worker's
 // `binCounts` and `outliers`), and sum the bins and outliers into `result`. Workers need `acc`,
-// `binCounts` (at least `bins` long) and `outliers`. False when pass 2 was cancelled or faulted.
+// `binCounts` (at least `bins` long, and one) and `outliers`. False when pass 2 was cancelled or
+// faulted. `bins` 0: no histogram, and no pass 2 when no value lies farther from the mean than
+// an outlier does (the least and the largest are the farthest on each side).
 template <typename Worker, typename BinPass>
 bool finishTwoPass(DType dtype, unsigned bins, const std::vector<Worker> &workers, const BinPass &binPass,
                    TensorAnalysis &result)
@@ -23,12 +27,20 @@ bool finishTwoPass(DType dtype, unsigned bins, const std::vector<Worker> &worker
         acc.merge(w.acc);
     result.stats = acc.stats();
     const TensorStats &s = result.stats;
-    const bool wantHistogram = s.finite && s.min < s.max;
+    const bool wantHistogram = bins > 0 && s.finite && s.min < s.max;
     if (!wantHistogram && !(s.finite && s.std > 0))
         return true; // nothing to bin and no spread to have outliers
     // Without a histogram (pass 2 counts only outliers), any bins will do.
-    const BinLayout layout = wantHistogram ? layoutBins(dtype, s.min, s.max, bins) : BinLayout { 0, 1, bins };
+    const BinLayout layout
+        = wantHistogram ? layoutBins(dtype, s.min, s.max, bins) : BinLayout { 0, 1, std::max(1u, bins) };
     auto plan = kernels::makeBinPlan(layout.lo, layout.hi, layout.bins, s.mean, s.std);
+    if (!wantHistogram) {
+        // The kernels' own outlier test, on the extremes.
+        const auto far = [&](double v) { return std::fabs(v - plan.mean) > plan.outlierDistance; };
+        if (!far(s.min) && !far(s.max))
+            return true;
+        plan.countBins = false;
+    }
     kernels::prepareThresholds(plan, dtype, s);
     if (!binPass(plan))
         return false;

@@ -21,7 +21,7 @@ void scanValues(DType dtype, const std::byte *data, std::uint64_t first, std::ui
     case DType::BF16:
         if (avx512::enabled())
             return scanAvx512(dtype, data, first, n, acc, ranges);
-        return scan<LoadBF16>(data, first, n, acc);
+        return scanBF16(data, first, n, acc, ranges);
     case DType::F16:
         if (avx512::enabled())
             return scanAvx512(dtype, data, first, n, acc, ranges);
@@ -58,6 +58,8 @@ void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uin
     case DType::BF16:
         if (plan.avx512 != BinPlan::Avx512::No)
             return binAvx512(dtype, data, first, n, plan, bins, outliers, ranges);
+        if (binBF16(data, first, n, plan, bins, outliers, ranges))
+            return;
         return bin<LoadBF16>(data, first, n, plan, bins, outliers);
     case DType::F16:
         if (plan.avx512 != BinPlan::Avx512::No)

@@ -19,7 +19,8 @@ using stb::kChunkElements; // chunks of the statistics (core/concurrency/paralle
 // Dtypes of at most 16 bits are counted per code point in one pass; everything is then derived
 // exactly from the counts. Except BF16 and F16 with the AVX-512 kernels and few bins: two
 // vector passes (moments, then threshold counts) are several times faster than the scattered
-// increments of counting.
+// increments of counting; and BF16 without a histogram (bins 0) in every family, whose second
+// pass reads only the blocks that may hold outliers.
 bool countsCodes(DType dtype, unsigned bins);
 // Counts code points of elements [first, first+n) of `data` (the tensor's bytes) into 32-bit
 // tables reused across chunks (allocated once per worker and tensor, so no chunk allocates);
@@ -88,6 +89,9 @@ struct BinPlan {
     bool indexed = false;
     float indexLo = 0, indexHi = 0, indexScale = 0;
     bool outliersPossible = false; // the range reaches farther than outlierDistance from the mean
+    // False: no histogram is wanted, only outliers (the portable kernels then skip every block
+    // whose range reaches none; the others count bins nobody reads).
+    bool countBins = true;
 };
 inline constexpr unsigned kMaxIndexBins = 4096;
 // numpy's bins over [lo, hi] (edges by linspace) and the outlier distance, kOutlierSigmas * std

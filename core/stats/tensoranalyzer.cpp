@@ -135,7 +135,7 @@ TensorAnalysis fromCodeCounts(DType dtype, const std::vector<std::uint64_t> &cou
         acc.addFinite(v, k);
     result.stats = acc.stats();
     const TensorStats &s = result.stats;
-    if (s.finite && s.min < s.max) {
+    if (bins > 0 && s.finite && s.min < s.max) {
         const BinLayout layout = layoutBins(dtype, s.min, s.max, bins);
         const auto plan = kernels::makeBinPlan(layout.lo, layout.hi, layout.bins, s.mean, s.std);
         result.histogram = { layout.lo, layout.hi, std::vector<std::uint64_t>(layout.bins, 0) };
@@ -157,7 +157,7 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
 {
     if (bytesForElements(dtype, elements) != bytes.size())
         return std::nullopt;
-    const unsigned bins = std::max(1u, options.bins);
+    const unsigned bins = options.bins; // 0: no histogram
     const std::uint64_t chunks = (elements + kChunkElements - 1) / kChunkElements;
     unsigned threads = threadCount(options.threads);
     threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, std::max<std::uint64_t>(chunks, 1)));
@@ -167,13 +167,14 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
     std::vector<Worker> workers;
     workers.reserve(threads);
     for (unsigned i = 0; i < threads; ++i)
-        workers.emplace_back(dtype, counted, bins);
+        workers.emplace_back(dtype, counted, std::max(1u, bins));
     std::vector<std::uint64_t> digests(options.digest ? chunks : 0, 0);
-    // Ranges of the blocks pass 1 scans with the AVX-512 or the portable F32 kernels, for pass 2 (8 bytes per 4,096
+    // Ranges of the blocks pass 1 scans with the AVX-512 or the portable F32/BF16 kernels, for pass 2 (8 bytes per 4,096
     // values; beyond 2^21 blocks, 16 MiB, pass 2 does without).
     const std::uint64_t blocks = (elements + kernels::kRangeBlock - 1) / kernels::kRangeBlock;
     const bool useRanges
-        = !counted && (dtype == DType::F32 || kernels::hasAvx512Kernels(dtype)) && blocks <= (1u << 21);
+        = !counted && (dtype == DType::F32 || dtype == DType::BF16 || kernels::hasAvx512Kernels(dtype))
+        && blocks <= (1u << 21);
     std::vector<kernels::BlockRange> ranges(useRanges ? blocks : 0);
     const PassContext pass{dtype, bytes, elements, workers, digests, ranges, stop, progress, total};
     if (!runPass(pass, nullptr))

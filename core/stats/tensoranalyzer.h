@@ -13,7 +13,7 @@
 namespace stb {
 
 struct AnalysisOptions {
-    unsigned bins = 10;
+    unsigned bins = 10; // 0: no histogram (statistics and outliers only: faster)
     unsigned threads = 0; // 0: one per hardware thread
     // The content digest: XXH3 costs about as much as the statistics with the AVX-512 kernels.
     // auditCheckpoint without it still finds duplicates: it digests only the tensors whose

@@ -152,12 +152,18 @@ std::vector<Planted> plantedTensors()
     add("tri.z", DType::U8, { 16, 16 }, bytesOf(ramp), { u"duplicate"_s }, u"tri.x"_s);
 
     // Without per-tensor digests the audit digests only tensors whose statistics match another's
-    // (or that share a byte length across dtypes): the same values in another order match in
-    // every statistic but are no duplicate; the same bytes under another dtype are one.
+    // (or that share a byte length across dtypes) and whose first, middle and last 4 KiB do too:
+    // the same values in another order match in every statistic but are no duplicate, and a
+    // sample tells; two values swapped between the samples only the whole digest tells. The same
+    // bytes under another dtype are a duplicate.
     auto values = uniform(300, 7);
     add("perm.a", DType::F32, { 300 }, bytesOf(values));
     std::reverse(values.begin(), values.end());
     add("perm.b", DType::F32, { 300 }, bytesOf(values));
+    auto wide = uniform(8192, 8); // 32 KiB: sampled at [0, 4K), [14K, 18K), [28K, 32K)
+    add("swap.a", DType::F32, { 8192 }, bytesOf(wide));
+    std::swap(wide[2048], wide[2049]); // bytes 8192-8199
+    add("swap.b", DType::F32, { 8192 }, bytesOf(wide));
     const auto pattern = bytesOf(std::vector<std::int32_t> { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 });
     add("cross.f32", DType::F32, { 12 }, pattern);
     add("cross.i32", DType::I32, { 3, 4 }, pattern, { u"duplicate"_s }, u"cross.f32"_s);
@@ -194,6 +200,7 @@ private slots:
     void flagIds();
     void everyTensorAudited();
     void sameWithAnyThreads();
+    void duplicatesWithoutDigests_data();
     void duplicatesWithoutDigests();
     void summary();
     void summaryText_data();
@@ -362,13 +369,23 @@ void tst_Audit::sameWithAnyThreads()
     }
 }
 
+void tst_Audit::duplicatesWithoutDigests_data()
+{
+    QTest::addColumn<unsigned>("bins");
+    QTest::newRow("audit --json: 10 bins") << 10u;
+    QTest::newRow("audit's table: no histogram") << 0u;
+}
+
 // What safetensors-inspect runs: no digest per tensor, the same findings; only the tensors
-// that could duplicate another (same byte length, and same statistics or another dtype) were
-// digested.
+// that could duplicate another (same byte length, same statistics or another dtype, and the
+// same sampled bytes) were digested. Without a histogram the statistics tell fewer tensors
+// apart; the findings stay the same.
 void tst_Audit::duplicatesWithoutDigests()
 {
+    QFETCH(unsigned, bins);
     AnalysisOptions options;
     options.digest = false;
+    options.bins = bins;
     const auto fast = auditCheckpoint(*m_checkpoint, options);
     QVERIFY(fast);
     QCOMPARE(fast->entries.size(), m_audit->entries.size());
@@ -383,9 +400,9 @@ void tst_Audit::duplicatesWithoutDigests()
             QCOMPARE(e.analysis.digest, m_audit->entries[i].analysis.digest);
         }
     }
-    for (const char *name : { "dup.a", "dup.b", "tri.x", "tri.y", "tri.z", "perm.a", "perm.b", "cross.f32", "cross.i32" })
+    for (const char *name : { "dup.a", "dup.b", "tri.x", "tri.y", "tri.z", "swap.a", "swap.b", "cross.f32", "cross.i32" })
         QVERIFY2(digested.contains(QLatin1String(name)), name);
-    for (const char *name : { "clean.bf16", "clean.f32", "clean.i64", "outliers", "has.inf", "empty.a" })
+    for (const char *name : { "clean.bf16", "clean.f32", "clean.i64", "outliers", "has.inf", "empty.a", "perm.a", "perm.b" })
         QVERIFY2(!digested.contains(QLatin1String(name)), name);
 }
 

@@ -460,13 +460,12 @@ std::vector<std::uint64_t> normalF32(std::size_t n, std::uint32_t seed, bool spe
 // The same for BF16 and F16 (nearest code by the test's own decoder), with both NaNs, both
 // infinities and both zeros inside the part the vector kernels take (64 values at a time) and in
 // the ragged end.
-std::vector<std::uint64_t> normalHalf(
-    DType dtype, std::size_t n, std::uint32_t seed, bool specials, float mean = -3.0f)
+// F32 codes as BF16 or F16 codes: the largest magnitude not above each value's.
+std::vector<std::uint64_t> halfCodes(DType dtype, const std::vector<std::uint64_t> &f32)
 {
-    const auto f32 = normalF32(n, seed, false, mean);
     const std::uint64_t maxFinite = dtype == DType::BF16 ? 0x7F7F : 0x7BFF;
-    std::vector<std::uint64_t> codes(n);
-    for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::uint64_t> codes(f32.size());
+    for (std::size_t i = 0; i < f32.size(); ++i) {
         const double v = std::bit_cast<float>(static_cast<std::uint32_t>(f32[i]));
         std::uint64_t lo = 0, hi = maxFinite; // the largest magnitude code not above |v|
         while (lo < hi) {
@@ -478,6 +477,14 @@ std::vector<std::uint64_t> normalHalf(
         }
         codes[i] = lo | (v < 0 ? 0x8000 : 0);
     }
+    return codes;
+}
+
+std::vector<std::uint64_t> normalHalf(
+    DType dtype, std::size_t n, std::uint32_t seed, bool specials, float mean = -3.0f)
+{
+    std::vector<std::uint64_t> codes = halfCodes(dtype, normalF32(n, seed, false, mean));
+    const std::uint64_t maxFinite = dtype == DType::BF16 ? 0x7F7F : 0x7BFF;
     if (specials) {
         const std::uint64_t inf = maxFinite + 1;
         for (std::size_t i : { std::size_t(5), std::size_t(1000), n - 2 })
@@ -554,6 +561,8 @@ private slots:
     void avx2MatchesGenericVectors_data();
     void avx2MatchesGenericVectors();
     void accuracyLargeMean();
+    void withoutHistogram_data();
+    void withoutHistogram();
     void histogramEdges_data();
     void histogramEdges();
     void cancel_data();
@@ -994,6 +1003,81 @@ void tst_TensorStats::avx2MatchesGenericVectors()
         verify(*avx2, referenceStats(values, bins, DType::F32), DType::F32);
         if (QTest::currentTestFailed())
             return;
+    }
+}
+
+void tst_TensorStats::withoutHistogram_data()
+{
+    QTest::addColumn<DType>("dtype");
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<quint64>("elements");
+    QTest::addColumn<bool>("outliers"); // whether the tensor has some (pass 2 runs)
+    const std::size_t n = 2 * kChunk + 1001;
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<std::uint64_t> flat(n); // within 1.8 standard deviations of the mean
+    for (auto &code : flat)
+        code = std::bit_cast<std::uint32_t>(uniform(rng));
+    const std::vector<std::uint64_t> constant(n, std::bit_cast<std::uint32_t>(0.5f)), zeros(n, 0);
+    for (DType dtype : { DType::F32, DType::BF16, DType::F16 }) {
+        const char *name = dtypeName(dtype).data();
+        const auto row = [&](const char *what, const std::vector<std::uint64_t> &f32, bool outliers) {
+            const auto codes = dtype == DType::F32 ? f32 : halfCodes(dtype, f32);
+            QTest::addRow("%s %s", name, what) << dtype << pack(dtype, codes) << quint64(codes.size()) << outliers;
+        };
+        row("no outliers", flat, false);
+        row("outliers", normalF32(n, 41, false), true);
+        row("no outliers, short", std::vector<std::uint64_t>(flat.begin(), flat.begin() + 700), false);
+        row("outliers, short", normalF32(700, 42, false), true);
+        row("constant", constant, false);
+        row("zeros", zeros, false);
+        const auto specials = dtype == DType::F32 ? normalF32(n, 43, true) : normalHalf(dtype, n, 43, true);
+        QTest::addRow("%s outliers, NaN, Inf", name) << dtype << pack(dtype, specials) << quint64(n) << true;
+    }
+}
+
+// Without a histogram (AnalysisOptions::bins 0: the CLI's audit table) a tensor has the same
+// counts, extremes and outliers as with one, in every kernel family, on 1 and 2 threads, and no
+// histogram. Pass 2 then reads only blocks that may hold outliers, and BF16 is summed in
+// vectors rather than counted by code: mean and std within 4 units in the last place of the
+// larger of |mean| and std.
+void tst_TensorStats::withoutHistogram()
+{
+    QFETCH(DType, dtype);
+    QFETCH(QByteArray, bytes);
+    QFETCH(quint64, elements);
+    QFETCH(bool, outliers);
+    const RestoreAvx512 restore;
+    const RestoreAvx2 restoreAvx2;
+    struct Family {
+        bool avx512, avx2;
+    };
+    for (const Family family : { Family { true, true }, Family { false, true }, Family { false, false } }) {
+        if ((family.avx512 && !kernels::avx512::supported()) || (family.avx2 && !kernels::avx2::supported()))
+            continue;
+        kernels::avx512::setEnabled(family.avx512);
+        kernels::avx2::setEnabled(family.avx2);
+        for (unsigned threads : { 1u, 2u }) {
+            const QByteArray run = QStringLiteral("avx512 %1, avx2 %2, %3 threads")
+                                       .arg(family.avx512)
+                                       .arg(family.avx2)
+                                       .arg(threads)
+                                       .toUtf8();
+            const auto with = analyze(dtype, bytes, elements, 10, threads);
+            const auto without = analyze(dtype, bytes, elements, 0, threads);
+            QVERIFY2(with && without, run.constData());
+            compareCountsAndExtremes(without->stats, with->stats);
+            if (QTest::currentTestFailed())
+                return;
+            const TensorStats &a = without->stats, &b = with->stats;
+            const double scale = std::max(std::fabs(b.mean), b.std);
+            const double ulp = std::nextafter(scale, kInf) - scale;
+            QVERIFY2(std::fabs(a.mean - b.mean) <= 4 * ulp, describe("mean", a.mean, b.mean));
+            QVERIFY2(std::fabs(a.std - b.std) <= 4 * ulp, describe("std", a.std, b.std));
+            QVERIFY2(without->histogram.counts.empty(), run.constData());
+            QCOMPARE(without->outliers, with->outliers);
+            QCOMPARE(with->outliers > 0, outliers);
+        }
     }
 }
 

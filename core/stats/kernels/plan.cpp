@@ -63,6 +63,10 @@ bool countsCodes(DType dtype, unsigned bins)
 {
     if (dtype == DType::C64 || dtypeBits(dtype) > 16)
         return false;
+    // Without a histogram BF16 is scanned in vectors by every family (portable.h): counting
+    // codes pays for exact bins in one pass, and costs 4x the vector pass where none is wanted.
+    if (bins == 0 && dtype == DType::BF16)
+        return false;
     return !(hasAvx512Kernels(dtype) && thresholdsFit(bins));
 }
 

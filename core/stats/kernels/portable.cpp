@@ -9,6 +9,8 @@
 
 #include <bit>
 #include <cfloat>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace stb::kernels {
@@ -75,23 +77,56 @@ bool momentsBlock(const std::byte *p, double shift, BlockMoments &out)
 
 } // namespace
 
-void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
+namespace {
+
+// BF16 widened to float, exactly (its bits are a float's upper half): 8 values at a time.
+STB_VECTOR_CLONES
+void widenBF16(const std::byte *p, float *out)
+{
+    typedef std::uint16_t H8 __attribute__((vector_size(16)));
+    typedef std::uint32_t W8 __attribute__((vector_size(32)));
+    for (std::size_t i = 0; i < kBlock; i += 8) {
+        H8 h;
+        std::memcpy(&h, p + 2 * i, sizeof h);
+        const W8 w = __builtin_convertvector(h, W8) << 16;
+        std::memcpy(out + i, &w, sizeof w);
+    }
+}
+
+// Block k of kBlock values at p as kBlock floats: F32 in place, BF16 widened into `buffer` (in
+// L1, so the F32 block kernels read it at no cost that matters next to the widening).
+template <typename Load> const std::byte *floatBlock(const std::byte *p, float *buffer)
+{
+    if constexpr (std::is_same_v<Load, LoadF32>) {
+        return p;
+    } else {
+        static_assert(std::is_same_v<Load, LoadBF16>);
+        widenBF16(p, buffer);
+        return reinterpret_cast<const std::byte *>(buffer);
+    }
+}
+
+template <typename Load>
+void scanFloats(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
     BlockRange *ranges)
 {
     static_assert(kRangeBlock % kBlock == 0 && kChunkElements % kRangeBlock == 0);
+    constexpr std::size_t size = Load::size;
     float rangeLo = INFINITY, rangeHi = -INFINITY;
     bool rangeFinite = true; // every block of the current range block so far
-    const std::byte *p = data + first * 4;
-    const double shift = firstFinite<LoadF32>(p, n);
+    const std::byte *p = data + first * size;
+    const double shift = firstFinite<Load>(p, n);
     double sum = 0, squares = 0;
     float mn = INFINITY, mx = -INFINITY, am = 0;
     std::uint64_t finite = 0, zeros = 0;
     const bool useAvx2 = avx2::enabled();
+    alignas(32) float buffer[kBlock];
     std::uint64_t i = 0;
     for (; i + kBlock <= n; i += kBlock) {
-        prefetchAhead(p + 4 * i, 4 * kBlock);
+        prefetchAhead(p + size * i, size * kBlock);
         BlockMoments b;
-        if (useAvx2 ? avx2::momentsBlock(p + 4 * i, shift, b) : momentsBlock(p + 4 * i, shift, b)) {
+        const std::byte *block = floatBlock<Load>(p + size * i, buffer);
+        if (useAvx2 ? avx2::momentsBlock(block, shift, b) : momentsBlock(block, shift, b)) {
             sum += b.sum;
             squares += b.squares;
             mn = std::min(mn, b.min);
@@ -102,7 +137,7 @@ void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsA
             rangeLo = std::min(rangeLo, b.min);
             rangeHi = std::max(rangeHi, b.max);
         } else {
-            scan<LoadF32>(data, first + i, kBlock, acc);
+            scan<Load>(data, first + i, kBlock, acc);
             rangeFinite = false;
         }
         if ((first + i + kBlock) % kRangeBlock == 0) { // a range block done
@@ -115,13 +150,27 @@ void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsA
         }
     }
     if (i < n)
-        scan<LoadF32>(data, first + i, n - i, acc);
+        scan<Load>(data, first + i, n - i, acc);
     StatsAccumulator chunk;
     chunk.addFiniteBlock(finite, shift, sum, squares);
     if (finite)
         chunk.addExtremes(mn, mx, am);
     chunk.addZeros(zeros);
     acc.merge(chunk);
+}
+
+} // namespace
+
+void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
+    BlockRange *ranges)
+{
+    scanFloats<LoadF32>(data, first, n, acc, ranges);
+}
+
+void scanBF16(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
+    BlockRange *ranges)
+{
+    scanFloats<LoadBF16>(data, first, n, acc, ranges);
 }
 namespace {
 
@@ -213,8 +262,11 @@ bool thresholdBlock(const std::byte *p, const BinThresholds &th, unsigned from, 
 
 } // namespace
 
+namespace {
+
 // false when the plan needs the scalar code (many bins, extreme ranges).
-bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
+template <typename Load>
+bool binFloats(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
     std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges)
 {
     const unsigned binCount = static_cast<unsigned>(plan.edges.size()) - 1;
@@ -230,18 +282,20 @@ bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const B
     th.outlierAbove = outlierThreshold(plan.mean, plan.outlierDistance, false);
     th.outlierBelow = outlierThreshold(plan.mean, plan.outlierDistance, true);
 
-    const std::byte *p = data + first * 4;
+    constexpr std::size_t size = Load::size;
+    const std::byte *p = data + first * size;
     std::uint32_t counts[kMaxVectorBins + 1] = {};
     std::uint32_t far = 0;
     const bool useAvx2 = avx2::enabled();
+    alignas(32) float buffer[kBlock];
     std::uint64_t i = 0;
     for (; i + kBlock <= n; i += kBlock) {
-        prefetchAhead(p + 4 * i, 4 * kBlock);
         std::uint32_t blockCounts[kMaxVectorBins + 1] = {}, blockFar = 0;
         // Within the block's range (pass 1's, when known): thresholds at or below its lowest
         // value count every value, those above its highest none; outliers only if the range
-        // reaches them. (The thresholds ascend.)
-        unsigned from = 0, to = th.count;
+        // reaches them. (The thresholds ascend.) Without a histogram (plan.countBins false)
+        // only outliers count, and a block whose range reaches none is not read at all.
+        unsigned from = 0, to = plan.countBins ? th.count : 0;
         bool farOnes = true;
         const BlockRange *range = ranges ? &ranges[(first + i) / kRangeBlock] : nullptr;
         const bool known = range && range->lo <= range->hi; // a range recorded: its values are finite
@@ -254,21 +308,42 @@ bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const B
                 --to;
             farOnes = hi >= th.outlierAbove || lo <= th.outlierBelow;
         }
-        if (useAvx2 ? avx2::thresholdBlock(p + 4 * i, th, from, to, farOnes, known, blockCounts, blockFar)
-                    : thresholdBlock(p + 4 * i, th, from, to, farOnes, known, blockCounts, blockFar)) {
+        if (known && from == to && !farOnes) {
+            for (unsigned t = 0; t < from; ++t)
+                counts[t] += kBlock;
+            continue;
+        }
+        prefetchAhead(p + size * i, size * kBlock);
+        const std::byte *block = floatBlock<Load>(p + size * i, buffer);
+        if (useAvx2 ? avx2::thresholdBlock(block, th, from, to, farOnes, known, blockCounts, blockFar)
+                    : thresholdBlock(block, th, from, to, farOnes, known, blockCounts, blockFar)) {
             for (unsigned t = 0; t < th.count; ++t)
                 counts[t] += blockCounts[t];
             far += blockFar;
         } else {
-            bin<LoadF32>(data, first + i, kBlock, plan, bins, outliers);
+            bin<Load>(data, first + i, kBlock, plan, bins, outliers);
         }
     }
     if (i < n)
-        bin<LoadF32>(data, first + i, n - i, plan, bins, outliers);
+        bin<Load>(data, first + i, n - i, plan, bins, outliers);
     for (unsigned b = 0; b < binCount; ++b)
         bins[b] += counts[b] - counts[b + 1];
     outliers += far;
     return true;
+}
+
+} // namespace
+
+bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
+    std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges)
+{
+    return binFloats<LoadF32>(data, first, n, plan, bins, outliers, ranges);
+}
+
+bool binBF16(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
+    std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges)
+{
+    return binFloats<LoadBF16>(data, first, n, plan, bins, outliers, ranges);
 }
 namespace {
 

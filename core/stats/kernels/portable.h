@@ -21,6 +21,14 @@ void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsA
 // range: those below it count every value, those above none.
 bool binF32(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
     std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges = nullptr);
+// The same two passes for BF16, each block of kBlock values widened to floats first (exact).
+// The analyzer counts BF16 codes instead when it wants a histogram (one pass); without one
+// (AnalysisOptions::bins 0) these are a vector pass and outliers only where a block's range
+// reaches them.
+void scanBF16(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
+    BlockRange *ranges = nullptr);
+bool binBF16(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
+    std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges = nullptr);
 // Bins (no outliers) of n F32 values (a multiple of 16) at p, by their float index when
 // plan.indexed (see BinPlan); uses the AVX-512 index kernel when enabled.
 void binsByIndex(const std::byte *p, std::uint64_t n, const BinPlan &plan, std::uint64_t *bins);
