@@ -400,9 +400,11 @@ void tst_Audit::duplicatesWithoutDigests()
             QCOMPARE(e.analysis.digest, m_audit->entries[i].analysis.digest);
         }
     }
-    for (const char *name : { "dup.a", "dup.b", "tri.x", "tri.y", "tri.z", "swap.a", "swap.b", "cross.f32", "cross.i32" })
+    for (const char *name :
+        { "dup.a", "dup.b", "tri.x", "tri.y", "tri.z", "swap.a", "swap.b", "cross.f32", "cross.i32" })
         QVERIFY2(digested.contains(QLatin1String(name)), name);
-    for (const char *name : { "clean.bf16", "clean.f32", "clean.i64", "outliers", "has.inf", "empty.a", "perm.a", "perm.b" })
+    for (const char *name :
+        { "clean.bf16", "clean.f32", "clean.i64", "outliers", "has.inf", "empty.a", "perm.a", "perm.b" })
         QVERIFY2(!digested.contains(QLatin1String(name)), name);
 }
 

@@ -1023,7 +1023,8 @@ void tst_TensorStats::withoutHistogram_data()
         const char *name = dtypeName(dtype).data();
         const auto row = [&](const char *what, const std::vector<std::uint64_t> &f32, bool outliers) {
             const auto codes = dtype == DType::F32 ? f32 : halfCodes(dtype, f32);
-            QTest::addRow("%s %s", name, what) << dtype << pack(dtype, codes) << quint64(codes.size()) << outliers;
+            QTest::addRow("%s %s", name, what)
+                << dtype << pack(dtype, codes) << quint64(codes.size()) << outliers;
         };
         row("no outliers", flat, false);
         row("outliers", normalF32(n, 41, false), true);

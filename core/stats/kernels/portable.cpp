@@ -95,7 +95,7 @@ void widenBF16(const std::byte *p, float *out)
 
 // Block k of kBlock values at p as kBlock floats: F32 in place, BF16 widened into `buffer` (in
 // L1, so the F32 block kernels read it at no cost that matters next to the widening).
-template <typename Load> const std::byte *floatBlock(const std::byte *p, float *buffer)
+template<typename Load> const std::byte *floatBlock(const std::byte *p, float *buffer)
 {
     if constexpr (std::is_same_v<Load, LoadF32>) {
         return p;
@@ -106,9 +106,9 @@ template <typename Load> const std::byte *floatBlock(const std::byte *p, float *
     }
 }
 
-template <typename Load>
-void scanFloats(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
-    BlockRange *ranges)
+template<typename Load>
+void scanFloats(
+    const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc, BlockRange *ranges)
 {
     static_assert(kRangeBlock % kBlock == 0 && kChunkElements % kRangeBlock == 0);
     constexpr std::size_t size = Load::size;
@@ -161,14 +161,14 @@ void scanFloats(const std::byte *data, std::uint64_t first, std::uint64_t n, Sta
 
 } // namespace
 
-void scanF32(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
-    BlockRange *ranges)
+void scanF32(
+    const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc, BlockRange *ranges)
 {
     scanFloats<LoadF32>(data, first, n, acc, ranges);
 }
 
-void scanBF16(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
-    BlockRange *ranges)
+void scanBF16(
+    const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc, BlockRange *ranges)
 {
     scanFloats<LoadBF16>(data, first, n, acc, ranges);
 }
@@ -265,7 +265,7 @@ bool thresholdBlock(const std::byte *p, const BinThresholds &th, unsigned from, 
 namespace {
 
 // false when the plan needs the scalar code (many bins, extreme ranges).
-template <typename Load>
+template<typename Load>
 bool binFloats(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
     std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges)
 {
