@@ -3,11 +3,13 @@
 #include "core/io/busguard.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 namespace stb {
@@ -69,14 +71,23 @@ std::span<const std::byte> MappedFile::slice(std::uint64_t offset, std::uint64_t
     return { m_data + offset, static_cast<std::size_t>(length < available ? length : available) };
 }
 
-std::size_t MappedFile::read(std::uint64_t offset, std::span<std::byte> out) const
+int MappedFile::openMappedFile() const
 {
     const int fd = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
-    if (fd < 0 || ::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_dev) != m_device
-        || static_cast<std::uint64_t>(st.st_ino) != m_inode) {
-        if (fd >= 0)
-            ::close(fd);
+    if (fd >= 0
+        && (::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_dev) != m_device
+            || static_cast<std::uint64_t>(st.st_ino) != m_inode)) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+std::size_t MappedFile::read(std::uint64_t offset, std::span<std::byte> out) const
+{
+    const int fd = openMappedFile();
+    if (fd < 0) {
         // Not the mapped file any more (or no descriptor to spare): the mapping still is.
         const auto source = slice(offset, out.size());
         return guardedCopy(out.first(source.size()), source) ? source.size() : 0;
@@ -115,6 +126,43 @@ void MappedFile::adviseSequential(std::uint64_t offset, std::uint64_t length) co
     ::madvise(reinterpret_cast<void *>(start), end - start, MADV_SEQUENTIAL);
 }
 
+// cachestat(2), Linux 6.5: its number and structures, which Debian 12's headers (for 6.1) lack.
+namespace {
+constexpr long kCachestatSyscall = 451; // the same on every architecture (the unified table)
+struct CachestatRange {
+    std::uint64_t offset, length;
+};
+struct Cachestat {
+    std::uint64_t cached, dirty, writeback, evicted, recentlyEvicted;
+};
+} // namespace
+
+bool MappedFile::allCached(std::uint64_t offset, std::uint64_t length) const
+{
+#if defined(__linux__)
+    static std::atomic<bool> unsupported { false };
+    if (unsupported.load(std::memory_order_relaxed))
+        return false;
+    const int fd = openMappedFile();
+    if (fd < 0)
+        return false;
+    CachestatRange range { offset, length };
+    Cachestat stat {};
+    const long result = ::syscall(kCachestatSyscall, fd, &range, &stat, 0);
+    const int failure = result == 0 ? 0 : errno;
+    ::close(fd);
+    if (failure == ENOSYS)
+        unsupported.store(true, std::memory_order_relaxed);
+    const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t end = std::min(offset + length, m_size);
+    const std::uint64_t pages = (end + page - 1) / page - offset / page;
+    return result == 0 && stat.cached >= pages;
+#else
+    (void)offset, (void)length;
+    return false;
+#endif
+}
+
 std::vector<unsigned char> MappedFile::residentPages(std::uint64_t offset, std::uint64_t length) const
 {
     if (offset >= m_size || length == 0)
@@ -123,6 +171,10 @@ std::vector<unsigned char> MappedFile::residentPages(std::uint64_t offset, std::
     const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
     const std::uint64_t begin = offset / page * page;
     std::vector<unsigned char> resident((offset + length - begin + page - 1) / page);
+    if (allCached(begin, offset + length - begin)) {
+        std::fill(resident.begin(), resident.end(), 1);
+        return resident;
+    }
     if (::mincore(const_cast<std::byte *>(m_data) + begin, offset + length - begin, resident.data()) != 0)
         return {};
     return resident;
@@ -148,7 +200,7 @@ void MappedFile::releaseScanned(std::uint64_t offset, std::uint64_t length,
         return k < residentBefore.size() && (residentBefore[k] & 1);
     };
     int fd = -1;
-    bool sameFile = false;
+    bool opened = false;
     for (std::uint64_t at = begin; at < end;) {
         if (wasResident(at)) {
             at += page;
@@ -158,13 +210,11 @@ void MappedFile::releaseScanned(std::uint64_t offset, std::uint64_t length,
         while (runEnd < end && !wasResident(runEnd))
             runEnd = std::min(end, runEnd + page);
         ::madvise(const_cast<std::byte *>(m_data) + at, runEnd - at, MADV_DONTNEED);
-        if (fd < 0) {
-            fd = ::open(m_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-            struct stat st;
-            sameFile = fd >= 0 && ::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_dev) == m_device
-                && static_cast<std::uint64_t>(st.st_ino) == m_inode;
+        if (!opened) {
+            fd = openMappedFile();
+            opened = true;
         }
-        if (sameFile)
+        if (fd >= 0)
             ::posix_fadvise(fd, static_cast<off_t>(at), static_cast<off_t>(runEnd - at), POSIX_FADV_DONTNEED);
         at = runEnd;
     }

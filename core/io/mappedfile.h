@@ -43,11 +43,12 @@ public:
     std::int64_t currentSizeOnDisk() const;
     // Tells the kernel the bytes will be read in order (read-ahead), or only here and there.
     void adviseSequential(std::uint64_t offset, std::uint64_t length) const;
-    // Which pages of [offset, offset + length) sit in the page cache now (mincore), one byte
-    // per page from the page holding `offset`, bit 0 set when resident: taken before a one-pass
-    // scan and handed to releaseScanned after it. Empty when the kernel cannot tell. (Where the
-    // kernel reports only this process's mapped pages, a file neither owned nor writable, pages
-    // cached but not mapped here look absent: they are then released as without a snapshot.)
+    // Which pages of [offset, offset + length) sit in the page cache now (one cachestat when they
+    // all do, else mincore), one byte per page from the page holding `offset`, bit 0 set when
+    // resident: taken before a one-pass scan and handed to releaseScanned after it. Empty when
+    // the kernel cannot tell. (Where the kernel reports only this process's mapped pages, a file
+    // neither owned nor writable, pages cached but not mapped here look absent: they are then
+    // released as without a snapshot.)
     std::vector<unsigned char> residentPages(std::uint64_t offset, std::uint64_t length) const;
     // Tells the kernel a one-pass scan is done with the whole pages inside [offset, offset +
     // length): they leave this mapping (MADV_DONTNEED) and, where no other process maps them,
@@ -62,6 +63,13 @@ public:
 
 private:
     MappedFile() = default;
+    // A descriptor of the path when it is still the mapped file (same device and inode), else -1.
+    int openMappedFile() const;
+    // Whether every page of [offset, offset + length) is in the page cache, by one cachestat(2)
+    // (Linux 6.5), which walks the cache's tree once where mincore looks each page of a range
+    // not mapped yet up on its own (measured on 2.27 GB in 8 MiB ranges: mincore 30 ms, cachestat
+    // 5-10 ms; a tenth of an audit's CPU). False when the kernel cannot tell.
+    bool allCached(std::uint64_t offset, std::uint64_t length) const;
 
     std::string m_path;
     const std::byte *m_data = nullptr;
