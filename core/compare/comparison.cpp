@@ -55,17 +55,6 @@ void decodeSide(Side side, std::uint64_t first, std::uint64_t n, Buffers &buf, d
         re[i] = buf.dequantized[i], im[i] = 0;
 }
 
-// A changed pair of F32 or BF16 tensors (most of a diff's pass 2) straight from the bytes: perf
-// found decoding into four buffers of doubles (two of them zero imaginary parts) and reading them
-// back at over half of pass 2's time. The same arithmetic as the general loop, value for value.
-template <typename Values>
-void measureReal(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t count, double atol,
-    double rtol, DiffSums &s)
-{
-    for (std::uint64_t i = first; i < first + count; ++i)
-        addPair(Values::at(a, i), 0.0, Values::at(b, i), 0.0, i, atol, rtol, s);
-}
-
 // Sums of elements [first, first+count) of a pair into `s`, decoded through `buf` (run guarded).
 void measureChunk(Side a, Side b, std::uint64_t first, std::uint64_t count, double atol, double rtol,
     Buffers &buf, DiffSums &s)
@@ -74,18 +63,23 @@ void measureChunk(Side a, Side b, std::uint64_t first, std::uint64_t count, doub
         const bool avx2 = kernels::avx2::enabled();
         if (a.dtype == DType::F32)
             return avx2 ? diff::avx2::measureF32(a.data, b.data, first, count, atol, rtol, s)
-                        : measureReal<F32Values>(a.data, b.data, first, count, atol, rtol, s);
+                        : diff::measureReal<F32Values>(a.data, b.data, first, count, atol, rtol, s);
         if (a.dtype == DType::BF16)
             return avx2 ? diff::avx2::measureBF16(a.data, b.data, first, count, atol, rtol, s)
-                        : measureReal<BF16Values>(a.data, b.data, first, count, atol, rtol, s);
+                        : diff::measureReal<BF16Values>(a.data, b.data, first, count, atol, rtol, s);
     }
+    static_assert(kBatch % diff::kSumLanes == 0);
+    DiffSums lanes[diff::kSumLanes];
     for (std::uint64_t start = 0; start < count; start += kBatch) {
         const std::uint64_t n = std::min(kBatch, count - start);
         decodeSide(a, first + start, n, buf, buf.aRe.data(), buf.aIm.data());
         decodeSide(b, first + start, n, buf, buf.bRe.data(), buf.bIm.data());
-        for (std::uint64_t i = 0; i < n; ++i)
-            addPair(buf.aRe[i], buf.aIm[i], buf.bRe[i], buf.bIm[i], first + start + i, atol, rtol, s);
+        for (std::uint64_t i = 0; i < n; ++i) {
+            addPair(buf.aRe[i], buf.aIm[i], buf.bRe[i], buf.bIm[i], first + start + i, atol, rtol,
+                lanes[i % diff::kSumLanes]);
+        }
     }
+    diff::foldLanes(lanes, s);
 }
 
 // Where a pair's bytes are, or nulls when either side is not wholly inside its file.

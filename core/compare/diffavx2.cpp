@@ -1,8 +1,7 @@
-// The AVX2 loop of diffavx2.h. perf had the scalar loop at about 50 instructions per element
-// (two conversions, a finiteness test per side, three counters, the maximum and five sums, each
-// sum stored and reloaded): throughput-bound, not bound by the sums' additions. Here everything
-// but the sums and the maximum's in-order update is done for four elements at once. No FMA: the
-// target is plain "avx2", so each product is rounded before its addition, as in the generic build.
+// The AVX2 loop of diffavx2.h: eight elements a step, the sums' eight lanes (diffsums.h) in two
+// vectors per sum, the counters in vectors, the maximum's in-order update only where a value
+// passes it. No FMA: the target is plain "avx2", so each product is rounded before its addition,
+// as in the scalar loop.
 #include "core/compare/diffavx2.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -39,59 +38,117 @@ STB_DIFF_AVX2 inline unsigned lanesSet(__m256d mask)
     return static_cast<unsigned>(__builtin_popcount(static_cast<unsigned>(_mm256_movemask_pd(mask))));
 }
 
+STB_DIFF_AVX2 inline std::uint64_t laneTotal(__m256i c)
+{
+    alignas(32) std::uint64_t x[4];
+    _mm256_store_si256(reinterpret_cast<__m256i *>(x), c);
+    return (x[0] + x[1]) + (x[2] + x[3]);
+}
+
+// The sums' lanes 0-3 (half 0) and 4-7 (half 1) of kSumLanes, the counters of the finite pairs
+// and the maximum in element order.
+struct VectorSums {
+    __m256d sums[5][2]; // |diff|, diff², a², b², a·b
+    __m256i different[2], outOfTolerance[2];
+    std::uint64_t compared = 0;
+};
+constexpr double DiffSums::*kSumFields[5]
+    = { &DiffSums::sumAbs, &DiffSums::sumSqDiff, &DiffSums::sumSqA, &DiffSums::sumSqB, &DiffSums::dot };
+
+// Four elements at i into half h. Masked: some pair is NaN or infinite; those add nothing to the
+// sums (addPair counts them, one at a time) and the others are masked. A masked term is +0.0,
+// which leaves a sum unchanged: starting at +0.0, a sum is never -0.0.
+template<typename Lanes, bool Masked>
+STB_DIFF_AVX2 inline void step(const std::byte *a, const std::byte *b, std::uint64_t i, int h, __m256d atols,
+    __m256d rtols, double atol, double rtol, VectorSums &v, DiffSums &t)
+{
+    const __m256d absMask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
+    const __m256d ar = Lanes::load(a, i), br = Lanes::load(b, i);
+    const __m256d magB = _mm256_and_pd(br, absMask);
+    const __m256d dr = _mm256_sub_pd(ar, br);
+    __m256d diff = _mm256_and_pd(dr, absMask);
+    __m256d finite = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    if constexpr (Masked) {
+        const __m256d largest = _mm256_set1_pd(1.7976931348623157e308);
+        finite = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(ar, absMask), largest, _CMP_LE_OQ),
+            _mm256_cmp_pd(magB, largest, _CMP_LE_OQ));
+        const unsigned lanes = static_cast<unsigned>(_mm256_movemask_pd(finite));
+        for (unsigned rest = ~lanes & 0xF; rest; rest &= rest - 1) {
+            const std::uint64_t k = i + static_cast<unsigned>(__builtin_ctz(rest));
+            addPair(Lanes::Values::at(a, k), 0.0, Lanes::Values::at(b, k), 0.0, k, atol, rtol, t);
+        }
+        v.compared += static_cast<unsigned>(__builtin_popcount(lanes));
+        diff = _mm256_and_pd(diff, finite);
+    } else {
+        v.compared += 4;
+    }
+    const __m256d zero = _mm256_setzero_pd();
+    v.different[h]
+        = _mm256_sub_epi64(v.different[h], _mm256_castpd_si256(_mm256_cmp_pd(diff, zero, _CMP_NEQ_OQ)));
+    const __m256d bound = _mm256_add_pd(atols, _mm256_mul_pd(rtols, magB));
+    v.outOfTolerance[h] = _mm256_sub_epi64(v.outOfTolerance[h],
+        _mm256_castpd_si256(_mm256_and_pd(_mm256_cmp_pd(diff, bound, _CMP_GT_OQ), finite)));
+    if (_mm256_movemask_pd(
+            _mm256_and_pd(_mm256_cmp_pd(diff, _mm256_set1_pd(t.maxAbs), _CMP_GT_OQ), finite))) {
+        alignas(32) double d[4];
+        _mm256_store_pd(d, diff);
+        const unsigned lanes = static_cast<unsigned>(_mm256_movemask_pd(finite));
+        for (int k = 0; k < 4; ++k) {
+            if ((lanes >> k & 1) && d[k] > t.maxAbs)
+                t.maxAbs = d[k], t.argmax = i + static_cast<std::uint64_t>(k);
+        }
+    }
+    const __m256d terms[5] = { diff, _mm256_mul_pd(dr, dr), _mm256_mul_pd(ar, ar), _mm256_mul_pd(br, br),
+        _mm256_mul_pd(ar, br) };
+    for (int f = 0; f < 5; ++f)
+        v.sums[f][h] = _mm256_add_pd(v.sums[f][h], Masked ? _mm256_and_pd(terms[f], finite) : terms[f]);
+}
+
 template <typename Lanes>
 STB_DIFF_AVX2 void measure(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t count,
     double atol, double rtol, DiffSums &s)
 {
-    const __m256d absMask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
-    const __m256d largest = _mm256_set1_pd(1.7976931348623157e308);
-    const __m256d zero = _mm256_setzero_pd(), atols = _mm256_set1_pd(atol), rtols = _mm256_set1_pd(rtol);
-    // Local copies, so the compiler keeps them in registers (the scalar loop stored every sum
-    // back through the reference each element).
-    DiffSums t = s;
-    alignas(32) double terms[5][4];
+    const __m256d atols = _mm256_set1_pd(atol), rtols = _mm256_set1_pd(rtol);
+    VectorSums v;
+    for (int h = 0; h < 2; ++h) {
+        for (auto &sum : v.sums)
+            sum[h] = _mm256_setzero_pd();
+        v.different[h] = v.outOfTolerance[h] = _mm256_setzero_si256();
+    }
+    DiffSums t; // the vector steps' maximum and their non-finite pairs' counters
     const std::uint64_t end = first + count;
     std::uint64_t i = first;
-    for (; i + 4 <= end; i += 4) {
-        const __m256d ar = Lanes::load(a, i), br = Lanes::load(b, i);
-        const __m256d magA = _mm256_and_pd(ar, absMask), magB = _mm256_and_pd(br, absMask);
-        const __m256d finite
-            = _mm256_and_pd(_mm256_cmp_pd(magA, largest, _CMP_LE_OQ), _mm256_cmp_pd(magB, largest, _CMP_LE_OQ));
-        if (_mm256_movemask_pd(finite) != 0xF) [[unlikely]] {
-            for (std::uint64_t k = i; k < i + 4; ++k)
-                addPair(Lanes::Values::at(a, k), 0.0, Lanes::Values::at(b, k), 0.0, k, atol, rtol, t);
-            continue;
-        }
-        // As addPair with zero imaginary parts: diff = |dr|, magB = |br|, and each square or
-        // product plus the imaginary parts' +0.0.
-        const __m256d dr = _mm256_sub_pd(ar, br);
-        const __m256d diff = _mm256_and_pd(dr, absMask);
-        t.compared += 4;
-        t.different += lanesSet(_mm256_cmp_pd(diff, zero, _CMP_NEQ_UQ));
-        const __m256d bound = _mm256_add_pd(atols, _mm256_mul_pd(rtols, magB));
-        t.outOfTolerance += lanesSet(_mm256_cmp_pd(diff, bound, _CMP_GT_OQ));
-        _mm256_store_pd(terms[0], diff);
-        if (_mm256_movemask_pd(_mm256_cmp_pd(diff, _mm256_set1_pd(t.maxAbs), _CMP_GT_OQ))) {
-            for (int k = 0; k < 4; ++k) {
-                if (terms[0][k] > t.maxAbs)
-                    t.maxAbs = terms[0][k], t.argmax = i + static_cast<std::uint64_t>(k);
-            }
-        }
-        _mm256_store_pd(terms[1], _mm256_add_pd(_mm256_mul_pd(dr, dr), zero));
-        _mm256_store_pd(terms[2], _mm256_add_pd(_mm256_mul_pd(ar, ar), zero));
-        _mm256_store_pd(terms[3], _mm256_add_pd(_mm256_mul_pd(br, br), zero));
-        _mm256_store_pd(terms[4], _mm256_add_pd(_mm256_mul_pd(ar, br), zero));
-        for (int k = 0; k < 4; ++k) {
-            t.sumAbs += terms[0][k];
-            t.sumSqDiff += terms[1][k];
-            t.sumSqA += terms[2][k];
-            t.sumSqB += terms[3][k];
-            t.dot += terms[4][k];
+    for (; i + kSumLanes <= end; i += kSumLanes) {
+        // Both halves finite (the usual case) without the masks: x - x is 0 for a finite x and
+        // NaN for NaN and ±Inf, and a NaN stays NaN through the additions.
+        const __m256d a0 = Lanes::load(a, i), b0 = Lanes::load(b, i);
+        const __m256d a1 = Lanes::load(a, i + 4), b1 = Lanes::load(b, i + 4);
+        const __m256d check = _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(a0, a0), _mm256_sub_pd(b0, b0)),
+            _mm256_add_pd(_mm256_sub_pd(a1, a1), _mm256_sub_pd(b1, b1)));
+        if (!_mm256_movemask_pd(_mm256_cmp_pd(check, check, _CMP_UNORD_Q))) [[likely]] {
+            step<Lanes, false>(a, b, i, 0, atols, rtols, atol, rtol, v, t);
+            step<Lanes, false>(a, b, i + 4, 1, atols, rtols, atol, rtol, v, t);
+        } else {
+            step<Lanes, true>(a, b, i, 0, atols, rtols, atol, rtol, v, t);
+            step<Lanes, true>(a, b, i + 4, 1, atols, rtols, atol, rtol, v, t);
         }
     }
-    for (; i < end; ++i)
-        addPair(Lanes::Values::at(a, i), 0.0, Lanes::Values::at(b, i), 0.0, i, atol, rtol, t);
-    s = t;
+    // The vectors' lanes, then the last elements into theirs, folded as the scalar loop folds.
+    DiffSums lanes[kSumLanes];
+    alignas(32) double x[4];
+    for (int h = 0; h < 2; ++h) {
+        for (int f = 0; f < 5; ++f) {
+            _mm256_store_pd(x, v.sums[f][h]);
+            for (int k = 0; k < 4; ++k)
+                lanes[4 * h + k].*kSumFields[f] = x[k];
+        }
+        t.different += laneTotal(v.different[h]);
+        t.outOfTolerance += laneTotal(v.outOfTolerance[h]);
+    }
+    t.compared += v.compared;
+    addToLanes<typename Lanes::Values>(a, b, first, i, end, atol, rtol, lanes);
+    foldLanes(lanes, s);
+    s.merge(t);
 }
 
 } // namespace
@@ -114,15 +171,13 @@ void measureBF16(const std::byte *a, const std::byte *b, std::uint64_t first, st
 void measureF32(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t count, double atol,
     double rtol, DiffSums &s)
 {
-    for (std::uint64_t i = first; i < first + count; ++i)
-        addPair(F32Values::at(a, i), 0.0, F32Values::at(b, i), 0.0, i, atol, rtol, s);
+    measureReal<F32Values>(a, b, first, count, atol, rtol, s);
 }
 
 void measureBF16(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t count, double atol,
     double rtol, DiffSums &s)
 {
-    for (std::uint64_t i = first; i < first + count; ++i)
-        addPair(BF16Values::at(a, i), 0.0, BF16Values::at(b, i), 0.0, i, atol, rtol, s);
+    measureReal<BF16Values>(a, b, first, count, atol, rtol, s);
 }
 
 #endif

@@ -1,9 +1,9 @@
 #pragma once
 
 // A diff's pass 2 over a changed pair of F32 or BF16 tensors in AVX2 (diffavx2.cpp), for CPUs
-// where kernels::avx2::enabled(). The per-element work runs four elements at a time; the sums
-// are still added one element after another in element order, so they are the scalar loop's
-// bit for bit (measured against it in tst_comparison).
+// where kernels::avx2::enabled(). The sums are added in the lanes of diffsums.h (kSumLanes), as
+// the scalar loop adds them, so they are its sums bit for bit (measured against it in
+// tst_comparison).
 #include "core/compare/diffsums.h"
 
 #include <cstddef>

@@ -19,6 +19,8 @@ struct DiffSums {
     std::uint64_t argmax = 0;
     double sumAbs = 0, sumSqDiff = 0, sumSqA = 0, sumSqB = 0, dot = 0;
 
+    // Another range's sums, or another lane's (kSumLanes below): counters added, the larger
+    // maximum kept (the earlier element on a tie, as one loop in element order would).
     void merge(const DiffSums &o)
     {
         compared += o.compared, different += o.different, nanA += o.nanA, nanB += o.nanB;
@@ -75,6 +77,22 @@ struct DiffSums {
     s.dot += ar * br + ai * bi;
 }
 
+// A range's elements are added in kSumLanes interleaved lanes (element first + k to lane
+// k % kSumLanes), each lane in element order, and the lanes folded pairwise at the end
+// ((0+1)+(2+3))+((4+5)+(6+7)) into the running sums. One order for every loop, so they agree bit
+// for bit: the AVX2 loop keeps the lanes' sums in two vectors, where sums in element order made
+// each addition wait for the one before (3 cycles an element, most of a diff's CPU).
+inline constexpr unsigned kSumLanes = 8;
+
+inline void foldLanes(DiffSums (&lanes)[kSumLanes], DiffSums &s)
+{
+    for (unsigned width = 1; width < kSumLanes; width *= 2) {
+        for (unsigned k = 0; k < kSumLanes; k += 2 * width)
+            lanes[k].merge(lanes[k + width]);
+    }
+    s.merge(lanes[0]);
+}
+
 // The values of F32 and BF16 elements, exactly as decodeBatch gives them.
 struct F32Values {
     static double at(const std::byte *p, std::uint64_t i)
@@ -95,5 +113,25 @@ struct BF16Values {
         return v;
     }
 };
+
+// Elements [from, to) of a pair of F32 or BF16 tensors whose range starts at `first`, each into
+// its lane; and a whole range into `s` (the scalar loop of a changed pair). Straight from the
+// bytes: perf found decoding into four buffers of doubles (two of them zero imaginary parts) and
+// reading them back at over half of pass 2's time.
+template<typename Values>
+void addToLanes(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t from,
+    std::uint64_t to, double atol, double rtol, DiffSums (&lanes)[kSumLanes])
+{
+    for (std::uint64_t i = from; i < to; ++i)
+        addPair(Values::at(a, i), 0.0, Values::at(b, i), 0.0, i, atol, rtol, lanes[(i - first) % kSumLanes]);
+}
+template<typename Values>
+void measureReal(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t count,
+    double atol, double rtol, DiffSums &s)
+{
+    DiffSums lanes[kSumLanes];
+    addToLanes<Values>(a, b, first, first, first + count, atol, rtol, lanes);
+    foldLanes(lanes, s);
+}
 
 } // namespace stb::diff
