@@ -1,5 +1,5 @@
-// The AVX2 loop of diffavx2.h: eight elements a step, the sums' eight lanes (diffsums.h) in two
-// vectors per sum, the counters in vectors, the maximum's in-order update only where a value
+// The AVX2 loop of diffavx2.h: four elements a step, the sums' four lanes (diffsums.h) in one
+// vector per sum, the counters in vectors, the maximum's in-order update only where a value
 // passes it. No FMA: the target is plain "avx2", so each product is rounded before its addition,
 // as in the scalar loop.
 #include "core/compare/diffavx2.h"
@@ -33,34 +33,24 @@ struct BF16Lanes {
     using Values = BF16Values;
 };
 
-STB_DIFF_AVX2 inline unsigned lanesSet(__m256d mask)
-{
-    return static_cast<unsigned>(__builtin_popcount(static_cast<unsigned>(_mm256_movemask_pd(mask))));
-}
-
-STB_DIFF_AVX2 inline std::uint64_t laneTotal(__m256i c)
-{
-    alignas(32) std::uint64_t x[4];
-    _mm256_store_si256(reinterpret_cast<__m256i *>(x), c);
-    return (x[0] + x[1]) + (x[2] + x[3]);
-}
-
-// The sums' lanes 0-3 (half 0) and 4-7 (half 1) of kSumLanes, the counters of the finite pairs
-// and the maximum in element order.
-struct VectorSums {
-    __m256d sums[5][2]; // |diff|, diff², a², b², a·b
-    __m256i different[2], outOfTolerance[2];
+// The sums' kSumLanes lanes as named registers (arrays of them were kept on the stack), and
+// the finite pairs' counters. (Eight lanes in two vectors per sum needed more than AVX2's 16
+// registers, and with four the additions no longer wait on each other.)
+struct Sums {
+    __m256d sumAbs, sumSqDiff, sumSqA, sumSqB, dot;
+};
+struct Counters {
+    __m256i different, outOfTolerance;
     std::uint64_t compared = 0;
 };
-constexpr double DiffSums::*kSumFields[5]
-    = { &DiffSums::sumAbs, &DiffSums::sumSqDiff, &DiffSums::sumSqA, &DiffSums::sumSqB, &DiffSums::dot };
 
-// Four elements at i into half h. Masked: some pair is NaN or infinite; those add nothing to the
+// Four elements at i (lanes 0 to 3) into `h`. Masked: some pair is NaN or infinite; those add nothing to the
 // sums (addPair counts them, one at a time) and the others are masked. A masked term is +0.0,
-// which leaves a sum unchanged: starting at +0.0, a sum is never -0.0.
-template<typename Lanes, bool Masked>
-STB_DIFF_AVX2 inline void step(const std::byte *a, const std::byte *b, std::uint64_t i, int h, __m256d atols,
-    __m256d rtols, double atol, double rtol, VectorSums &v, DiffSums &t)
+// which leaves a sum unchanged: starting at +0.0, a sum is never -0.0. Without Tolerance (atol
+// and rtol 0) a finite pair is out of tolerance exactly when it differs: counted once, at the end.
+template<typename Lanes, bool Masked, bool Tolerance>
+[[gnu::always_inline]] STB_DIFF_AVX2 inline void step(const std::byte *a, const std::byte *b, std::uint64_t i,
+    __m256d atols, __m256d rtols, double atol, double rtol, Sums &h, Counters &c, DiffSums &t)
 {
     const __m256d absMask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
     const __m256d ar = Lanes::load(a, i), br = Lanes::load(b, i);
@@ -68,84 +58,100 @@ STB_DIFF_AVX2 inline void step(const std::byte *a, const std::byte *b, std::uint
     const __m256d dr = _mm256_sub_pd(ar, br);
     __m256d diff = _mm256_and_pd(dr, absMask);
     __m256d finite = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+    unsigned finiteLanes = 0xF;
     if constexpr (Masked) {
         const __m256d largest = _mm256_set1_pd(1.7976931348623157e308);
         finite = _mm256_and_pd(_mm256_cmp_pd(_mm256_and_pd(ar, absMask), largest, _CMP_LE_OQ),
             _mm256_cmp_pd(magB, largest, _CMP_LE_OQ));
-        const unsigned lanes = static_cast<unsigned>(_mm256_movemask_pd(finite));
-        for (unsigned rest = ~lanes & 0xF; rest; rest &= rest - 1) {
+        finiteLanes = static_cast<unsigned>(_mm256_movemask_pd(finite));
+        for (unsigned rest = ~finiteLanes & 0xF; rest; rest &= rest - 1) {
             const std::uint64_t k = i + static_cast<unsigned>(__builtin_ctz(rest));
             addPair(Lanes::Values::at(a, k), 0.0, Lanes::Values::at(b, k), 0.0, k, atol, rtol, t);
         }
-        v.compared += static_cast<unsigned>(__builtin_popcount(lanes));
         diff = _mm256_and_pd(diff, finite);
-    } else {
-        v.compared += 4;
     }
-    const __m256d zero = _mm256_setzero_pd();
-    v.different[h]
-        = _mm256_sub_epi64(v.different[h], _mm256_castpd_si256(_mm256_cmp_pd(diff, zero, _CMP_NEQ_OQ)));
-    const __m256d bound = _mm256_add_pd(atols, _mm256_mul_pd(rtols, magB));
-    v.outOfTolerance[h] = _mm256_sub_epi64(v.outOfTolerance[h],
-        _mm256_castpd_si256(_mm256_and_pd(_mm256_cmp_pd(diff, bound, _CMP_GT_OQ), finite)));
-    if (_mm256_movemask_pd(
-            _mm256_and_pd(_mm256_cmp_pd(diff, _mm256_set1_pd(t.maxAbs), _CMP_GT_OQ), finite))) {
+    c.compared += static_cast<unsigned>(__builtin_popcount(finiteLanes));
+    c.different = _mm256_sub_epi64(
+        c.different, _mm256_castpd_si256(_mm256_cmp_pd(diff, _mm256_setzero_pd(), _CMP_NEQ_OQ)));
+    if constexpr (Tolerance) {
+        const __m256d bound = _mm256_add_pd(atols, _mm256_mul_pd(rtols, magB));
+        __m256d out = _mm256_cmp_pd(diff, bound, _CMP_GT_OQ);
+        if constexpr (Masked)
+            out = _mm256_and_pd(out, finite);
+        c.outOfTolerance = _mm256_sub_epi64(c.outOfTolerance, _mm256_castpd_si256(out));
+    }
+    if (_mm256_movemask_pd(_mm256_cmp_pd(diff, _mm256_set1_pd(t.maxAbs), _CMP_GT_OQ))) [[unlikely]] {
         alignas(32) double d[4];
         _mm256_store_pd(d, diff);
-        const unsigned lanes = static_cast<unsigned>(_mm256_movemask_pd(finite));
         for (int k = 0; k < 4; ++k) {
-            if ((lanes >> k & 1) && d[k] > t.maxAbs)
+            if ((finiteLanes >> k & 1) && d[k] > t.maxAbs)
                 t.maxAbs = d[k], t.argmax = i + static_cast<std::uint64_t>(k);
         }
     }
-    const __m256d terms[5] = { diff, _mm256_mul_pd(dr, dr), _mm256_mul_pd(ar, ar), _mm256_mul_pd(br, br),
-        _mm256_mul_pd(ar, br) };
-    for (int f = 0; f < 5; ++f)
-        v.sums[f][h] = _mm256_add_pd(v.sums[f][h], Masked ? _mm256_and_pd(terms[f], finite) : terms[f]);
+    __m256d sqDiff = _mm256_mul_pd(dr, dr), sqA = _mm256_mul_pd(ar, ar), sqB = _mm256_mul_pd(br, br),
+            dot = _mm256_mul_pd(ar, br);
+    if constexpr (Masked) {
+        sqDiff = _mm256_and_pd(sqDiff, finite), sqA = _mm256_and_pd(sqA, finite);
+        sqB = _mm256_and_pd(sqB, finite), dot = _mm256_and_pd(dot, finite);
+    }
+    h.sumAbs = _mm256_add_pd(h.sumAbs, diff);
+    h.sumSqDiff = _mm256_add_pd(h.sumSqDiff, sqDiff);
+    h.sumSqA = _mm256_add_pd(h.sumSqA, sqA);
+    h.sumSqB = _mm256_add_pd(h.sumSqB, sqB);
+    h.dot = _mm256_add_pd(h.dot, dot);
 }
 
-template <typename Lanes>
+// The sums into their lanes.
+STB_DIFF_AVX2 inline void spill(const Sums &h, DiffSums *lanes)
+{
+    alignas(32) double x[5][4];
+    _mm256_store_pd(x[0], h.sumAbs);
+    _mm256_store_pd(x[1], h.sumSqDiff);
+    _mm256_store_pd(x[2], h.sumSqA);
+    _mm256_store_pd(x[3], h.sumSqB);
+    _mm256_store_pd(x[4], h.dot);
+    for (int k = 0; k < 4; ++k) {
+        lanes[k].sumAbs = x[0][k], lanes[k].sumSqDiff = x[1][k], lanes[k].sumSqA = x[2][k];
+        lanes[k].sumSqB = x[3][k], lanes[k].dot = x[4][k];
+    }
+}
+
+// The counters into t (outOfTolerance: `different` without Tolerance).
+template<bool Tolerance> STB_DIFF_AVX2 inline void addCounters(const Counters &c, DiffSums &t)
+{
+    alignas(32) std::uint64_t x[2][4];
+    _mm256_store_si256(reinterpret_cast<__m256i *>(x[0]), c.different);
+    _mm256_store_si256(reinterpret_cast<__m256i *>(x[1]), Tolerance ? c.outOfTolerance : c.different);
+    t.different += (x[0][0] + x[0][1]) + (x[0][2] + x[0][3]);
+    t.outOfTolerance += (x[1][0] + x[1][1]) + (x[1][2] + x[1][3]);
+    t.compared += c.compared;
+}
+
+template<typename Lanes, bool Tolerance>
 STB_DIFF_AVX2 void measure(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t count,
     double atol, double rtol, DiffSums &s)
 {
     const __m256d atols = _mm256_set1_pd(atol), rtols = _mm256_set1_pd(rtol);
-    VectorSums v;
-    for (int h = 0; h < 2; ++h) {
-        for (auto &sum : v.sums)
-            sum[h] = _mm256_setzero_pd();
-        v.different[h] = v.outOfTolerance[h] = _mm256_setzero_si256();
-    }
+    const __m256d zero = _mm256_setzero_pd();
+    Sums sums { zero, zero, zero, zero, zero };
+    Counters c { _mm256_setzero_si256(), _mm256_setzero_si256() };
     DiffSums t; // the vector steps' maximum and their non-finite pairs' counters
     const std::uint64_t end = first + count;
     std::uint64_t i = first;
     for (; i + kSumLanes <= end; i += kSumLanes) {
-        // Both halves finite (the usual case) without the masks: x - x is 0 for a finite x and
-        // NaN for NaN and ±Inf, and a NaN stays NaN through the additions.
+        // All finite (the usual case) without the masks: x - x is 0 for a finite x and NaN for
+        // NaN and ±Inf, and a NaN stays NaN through the addition.
         const __m256d a0 = Lanes::load(a, i), b0 = Lanes::load(b, i);
-        const __m256d a1 = Lanes::load(a, i + 4), b1 = Lanes::load(b, i + 4);
-        const __m256d check = _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(a0, a0), _mm256_sub_pd(b0, b0)),
-            _mm256_add_pd(_mm256_sub_pd(a1, a1), _mm256_sub_pd(b1, b1)));
-        if (!_mm256_movemask_pd(_mm256_cmp_pd(check, check, _CMP_UNORD_Q))) [[likely]] {
-            step<Lanes, false>(a, b, i, 0, atols, rtols, atol, rtol, v, t);
-            step<Lanes, false>(a, b, i + 4, 1, atols, rtols, atol, rtol, v, t);
-        } else {
-            step<Lanes, true>(a, b, i, 0, atols, rtols, atol, rtol, v, t);
-            step<Lanes, true>(a, b, i + 4, 1, atols, rtols, atol, rtol, v, t);
-        }
+        const __m256d check = _mm256_add_pd(_mm256_sub_pd(a0, a0), _mm256_sub_pd(b0, b0));
+        if (!_mm256_movemask_pd(_mm256_cmp_pd(check, check, _CMP_UNORD_Q))) [[likely]]
+            step<Lanes, false, Tolerance>(a, b, i, atols, rtols, atol, rtol, sums, c, t);
+        else
+            step<Lanes, true, Tolerance>(a, b, i, atols, rtols, atol, rtol, sums, c, t);
     }
     // The vectors' lanes, then the last elements into theirs, folded as the scalar loop folds.
     DiffSums lanes[kSumLanes];
-    alignas(32) double x[4];
-    for (int h = 0; h < 2; ++h) {
-        for (int f = 0; f < 5; ++f) {
-            _mm256_store_pd(x, v.sums[f][h]);
-            for (int k = 0; k < 4; ++k)
-                lanes[4 * h + k].*kSumFields[f] = x[k];
-        }
-        t.different += laneTotal(v.different[h]);
-        t.outOfTolerance += laneTotal(v.outOfTolerance[h]);
-    }
-    t.compared += v.compared;
+    spill(sums, lanes);
+    addCounters<Tolerance>(c, t);
     addToLanes<typename Lanes::Values>(a, b, first, i, end, atol, rtol, lanes);
     foldLanes(lanes, s);
     s.merge(t);
@@ -156,13 +162,17 @@ STB_DIFF_AVX2 void measure(const std::byte *a, const std::byte *b, std::uint64_t
 void measureF32(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t count, double atol,
     double rtol, DiffSums &s)
 {
-    measure<F32Lanes>(a, b, first, count, atol, rtol, s);
+    if (atol == 0 && rtol == 0)
+        return measure<F32Lanes, false>(a, b, first, count, atol, rtol, s);
+    measure<F32Lanes, true>(a, b, first, count, atol, rtol, s);
 }
 
 void measureBF16(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t count, double atol,
     double rtol, DiffSums &s)
 {
-    measure<BF16Lanes>(a, b, first, count, atol, rtol, s);
+    if (atol == 0 && rtol == 0)
+        return measure<BF16Lanes, false>(a, b, first, count, atol, rtol, s);
+    measure<BF16Lanes, true>(a, b, first, count, atol, rtol, s);
 }
 
 #else

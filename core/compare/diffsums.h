@@ -79,10 +79,10 @@ struct DiffSums {
 
 // A range's elements are added in kSumLanes interleaved lanes (element first + k to lane
 // k % kSumLanes), each lane in element order, and the lanes folded pairwise at the end
-// ((0+1)+(2+3))+((4+5)+(6+7)) into the running sums. One order for every loop, so they agree bit
-// for bit: the AVX2 loop keeps the lanes' sums in two vectors, where sums in element order made
-// each addition wait for the one before (3 cycles an element, most of a diff's CPU).
-inline constexpr unsigned kSumLanes = 8;
+// (0+1)+(2+3) into the running sums. One order for every loop, so they agree bit for bit: the
+// AVX2 loop keeps the lanes in one vector per sum, where sums in element order made each
+// addition wait for the one before (3 cycles an element, most of a diff's CPU).
+inline constexpr unsigned kSumLanes = 4;
 
 inline void foldLanes(DiffSums (&lanes)[kSumLanes], DiffSums &s)
 {
