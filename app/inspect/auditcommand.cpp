@@ -93,7 +93,7 @@ extern const Command kAuditCommand {
     .minFiles = 1,
     .maxFiles = 1,
     .summary = "statistics of every tensor; flags NaN, Inf, all-zero, constant, outliers\n"
-               "                  (> 6 std) and duplicates; exit 1 on NaN, Inf or unreadable bytes",
+               "(> 6 std) and duplicates; exit 1 on NaN, Inf or unreadable bytes",
     .help = "Reads every tensor's values and prints their minimum, maximum, mean, standard deviation and\n"
             "counts of NaN, infinities and zeros, with flags: NaN values, infinite values, unreadable\n"
             "bytes (errors); all zero, outliers (values beyond 6 standard deviations) (warnings);\n"

@@ -3,7 +3,10 @@
 #include "core/text/pathbytes.h"
 #include "core/text/textformat.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 namespace stb::inspect {
 
@@ -27,6 +30,30 @@ std::string validOptions(const Command &command)
     return list + "-h/--help";
 }
 
+// Rows of two columns: the left ones padded to the longest plus two spaces, so that no entry
+// runs into its text; the lines of a text with line breaks indented to the second column.
+std::string twoColumns(const std::vector<std::pair<std::string, std::string>> &rows)
+{
+    std::size_t width = 0;
+    for (const auto &[left, right] : rows)
+        width = std::max(width, left.size());
+    std::string text;
+    for (const auto &[left, right] : rows) {
+        text += "  " + left + std::string(width + 2 - left.size(), ' ');
+        for (std::size_t from = 0;;) {
+            const std::size_t end = right.find('\n', from);
+            std::string line = right.substr(from, end == std::string::npos ? std::string::npos : end - from);
+            line.erase(0, from == 0 ? 0 : line.find_first_not_of(' ')); // continuation: our indent only
+            text += line + "\n";
+            if (end == std::string::npos)
+                break;
+            text += std::string(width + 4, ' ');
+            from = end + 1;
+        }
+    }
+    return text;
+}
+
 std::string operandCountError(const Command &command, std::size_t given)
 {
     return "takes " + std::string(command.operands) + ", given "
@@ -40,13 +67,11 @@ std::string overviewHelp()
 {
     std::string text = "Usage: safetensors-inspect COMMAND [OPTIONS] FILE...\n"
                        "Inspect and validate .safetensors checkpoints.\n\nCommands:\n";
-    for (const Command *command : commands()) {
-        const std::string head = std::string(command->name) + " " + std::string(command->operands);
-        char line[256];
-        std::snprintf(line, sizeof line, "  %-16s%s\n", head.c_str(), std::string(command->summary).c_str());
-        text += line;
-    }
-    return text
+    std::vector<std::pair<std::string, std::string>> rows;
+    for (const Command *command : commands())
+        rows.emplace_back(
+            std::string(command->name) + " " + std::string(command->operands), command->summary);
+    return text + twoColumns(rows)
         + "\nFILE is a .safetensors file or a sharded model's *.safetensors.index.json.\n"
           "Exit status: 0 all valid, 1 something invalid, 2 usage error or unreadable path.\n"
           "'safetensors-inspect COMMAND --help' describes a command and its options.\n\n"
@@ -59,18 +84,14 @@ std::string commandHelp(const Command &command)
     for (const OptionSpec &option : command.options)
         text += " [" + optionSyntax(option) + "]";
     text += " " + std::string(command.operands) + "\n\n" + std::string(command.help) + "\n\nOptions:\n";
-    const auto addLine = [&text](const std::string &syntax, const std::string &help) {
-        char line[512];
-        std::snprintf(line, sizeof line, "  %-14s%s\n", syntax.c_str(), help.c_str());
-        text += line;
-    };
+    std::vector<std::pair<std::string, std::string>> rows;
     for (const OptionSpec &option : command.options) {
         const std::string defaultText
             = option.defaultValue.empty() ? "" : " (default " + std::string(option.defaultValue) + ")";
-        addLine(optionSyntax(option), std::string(option.help) + defaultText);
+        rows.emplace_back(optionSyntax(option), std::string(option.help) + defaultText);
     }
-    addLine("-h, --help", "Print this help.");
-    return text;
+    rows.emplace_back("-h, --help", "Print this help.");
+    return text + twoColumns(rows);
 }
 
 std::ptrdiff_t commandIndex(std::span<const std::string> arguments)

@@ -164,13 +164,52 @@ private slots:
         QVERIFY2(run.err.contains(valid), qPrintable(run.err));
     }
 
-    // The overview lists every command of the table.
+    // The overview lists every command of the table, each summary in one column two spaces or
+    // more after the longest "command OPERANDS" (once "locate FILE NAME" ran into its text).
     void overviewHelp()
     {
         const Run run = inspect({u"--help"_s});
         QCOMPARE(run.exitCode, 0);
-        for (const auto &command : {u"check"_s, u"info"_s, u"audit"_s, u"diff"_s, u"sha256"_s})
+        const QStringList commands { u"check"_s, u"info"_s, u"audit"_s, u"diff"_s, u"sha256"_s, u"locate"_s,
+            u"heatmap"_s, u"export"_s, u"layers"_s };
+        for (const auto &command : commands)
             QVERIFY2(run.out.contains(u"\n  "_s + command + u' '), qPrintable(command));
+        const qsizetype column = run.out.indexOf(u"is each file valid"_s)
+            - run.out.lastIndexOf(u'\n', run.out.indexOf(u"is each file valid"_s)) - 1;
+        const QStringList lines = run.out.split(u'\n');
+        const qsizetype first = lines.indexOf(u"Commands:"_s) + 1;
+        QVERIFY(first > 0);
+        for (qsizetype i = first; i < lines.size() && !lines[i].isEmpty(); ++i) {
+            const QString &line = lines[i];
+            QVERIFY2(line.size() > column && line[column] != u' ' && line.sliced(column - 2, 2) == u"  "_s,
+                qPrintable(line));
+        }
+    }
+
+    // A command's options in the same way: every help text in one column after the option.
+    void commandHelpColumns_data()
+    {
+        QTest::addColumn<QString>("command");
+        for (const char *command :
+            { "check", "info", "audit", "diff", "sha256", "locate", "heatmap", "export", "layers" })
+            QTest::newRow(command) << QString::fromLatin1(command);
+    }
+    void commandHelpColumns()
+    {
+        QFETCH(QString, command);
+        const Run run = inspect({ command, u"--help"_s });
+        QCOMPARE(run.exitCode, 0);
+        const QStringList lines = run.out.split(u'\n');
+        const qsizetype first = lines.indexOf(u"Options:"_s) + 1;
+        QVERIFY(first > 0);
+        const QString helpLine = lines.last().isEmpty() ? lines[lines.size() - 2] : lines.last();
+        QVERIFY2(helpLine.startsWith(u"  -h, --help  "_s), qPrintable(helpLine));
+        const qsizetype column = helpLine.indexOf(u"Print this help."_s);
+        for (qsizetype i = first; i < lines.size() && !lines[i].isEmpty(); ++i) {
+            const QString &line = lines[i];
+            QVERIFY2(line.size() > column && line[column] != u' ' && line.sliced(column - 2, 2) == u"  "_s,
+                qPrintable(line));
+        }
     }
 
     void checkJson()
