@@ -76,7 +76,7 @@ private slots:
     void exportsParseableFiles();
     void cancelLeavesNoResult();
     void selectionFollowsTheTree();
-    void auditFillsTheHistogramCache();
+    void histogramAfterTheAudit();
     void flaggedOnlyKeepsTheSelection();
     void flagsHaveSeverities();
     void exportsWhatIsShown();
@@ -171,8 +171,9 @@ void tst_AuditView::listsEveryTensorWithItsFlags()
     const int cleanRow = m_audit->model()->rowOf(u"layers.10.weight"_s);
     QVERIFY(!m_audit->model()->index(cleanRow, AuditModel::FlagsColumn).data(Qt::ForegroundRole).isValid());
 
-    // The same verdicts as core's own audit, and its summary line.
-    const auto core = auditCheckpoint(*m_checkpoint, AnalysisOptions { m_audit->bins(), 0 });
+    // The same verdicts as core's own audit with every digest and 64 bins (as the view ran it
+    // before), and its summary line.
+    const auto core = auditCheckpoint(*m_checkpoint, AnalysisOptions { 64, 0 });
     QVERIFY(core);
     QVERIFY2(m_audit->summaryText().startsWith(toQString(core->summary.text())),
         qPrintable(m_audit->summaryText()));
@@ -246,6 +247,10 @@ void tst_AuditView::exportsParseableFiles()
     QCOMPARE(byName[u"layers.0.weight"_s].value(u"duplicate_of"_s).toString(), u"copy.weight"_s);
     QVERIFY(byName[u"copy.weight"_s].value(u"duplicate_of"_s).isNull());
     QVERIFY(doc.object().value(u"summary"_s).isObject());
+    // Histograms with the CLI's 10 bins, as `safetensors-inspect audit --json` writes them.
+    QCOMPARE(
+        byName[u"layers.10.weight"_s].value(u"histogram"_s).toObject().value(u"counts"_s).toArray().size(),
+        qsizetype(AuditView::kBins));
 
     QFile mdFile(markdown);
     QVERIFY(mdFile.open(QIODevice::ReadOnly | QIODevice::Text));
@@ -291,15 +296,24 @@ void tst_AuditView::selectionFollowsTheTree()
     QCOMPARE(m_view->selectedPath(), u"norm.zeros"_s);
 }
 
-void tst_AuditView::auditFillsTheHistogramCache()
+// The audit scans with the CLI's 10 bins, not the pane's: the pane scans a tensor it shows
+// after an audit itself, with its own bins and digest, and agrees with the audit's numbers.
+void tst_AuditView::histogramAfterTheAudit()
 {
     runAudit();
     m_view->setCurrentPane(CheckpointView::HistogramTab);
     QVERIFY(m_view->selectPath(u"layers.1.weight"_s));
     HistogramPane *pane = m_view->histogramPane();
-    QVERIFY(pane->analysis()); // at once: the audit already scanned it at this bin count
-    QCOMPARE(pane->jobsStarted(), 0);
+    QTRY_VERIFY(pane->analysis());
+    QCOMPARE(pane->jobsStarted(), 1);
+    QCOMPARE(pane->analysis()->histogram.counts.size(), std::size_t(pane->bins()));
+    QVERIFY(pane->analysis()->digest);
+    const AuditEntry *entry = m_audit->model()->entryAt(m_audit->model()->rowOf(u"layers.1.weight"_s));
+    QVERIFY(entry);
     QCOMPARE(pane->analysis()->stats.nan, 3u);
+    QCOMPARE(entry->analysis.stats.nan, 3u);
+    QCOMPARE(pane->analysis()->stats.min, entry->analysis.stats.min);
+    QCOMPARE(pane->analysis()->stats.max, entry->analysis.stats.max);
 }
 
 void tst_AuditView::sha256OfEachFile()

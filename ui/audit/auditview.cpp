@@ -17,13 +17,14 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QProgressBar>
-#include <QRegularExpression>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStyle>
+#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -36,6 +37,21 @@
 using namespace Qt::StringLiterals;
 
 namespace stb {
+
+// The flags cut at the end, where names are cut in the middle: a list cut in its middle read
+// "constant (expected: initial norm values….weight (expected: initial norm values)", two flags
+// run together; the tooltip has them all.
+class FlagsDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        option->textElideMode = Qt::ElideRight;
+    }
+};
 
 // Name filter, "flagged only", numbers sorted as numbers and names in natural order.
 class AuditFilterModel : public QSortFilterProxyModel {
@@ -144,6 +160,7 @@ AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pare
     header->setStretchLastSection(true);
     header->moveSection(header->visualIndex(AuditModel::FlagsColumn), 1);
     m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->setItemDelegateForColumn(AuditModel::FlagsColumn, new FlagsDelegate(m_table));
     for (int c = 0; c < AuditModel::ColumnCount; ++c)
         header->resizeSection(c, naturalWidth(c));
 
@@ -219,9 +236,8 @@ QSortFilterProxyModel *AuditView::proxy() const
     return m_proxy;
 }
 
-void AuditView::start(unsigned bins)
+void AuditView::start()
 {
-    m_bins = bins;
     m_model->clear();
     emit findingsChanged();
     m_summary->setText(tr("Scanning %1 in %2…")
@@ -229,8 +245,11 @@ void AuditView::start(unsigned bins)
                                sizeText(m_checkpoint->totalTensorBytes())));
     // The checkpoint is held by its shared_ptr: its mappings outlive the scan.
     m_job.start(
-        [checkpoint = m_checkpoint, bins](std::stop_token stop, const JobProgress &progress) {
-            return auditCheckpoint(*checkpoint, AnalysisOptions { bins, 0 }, stop, progress);
+        [checkpoint = m_checkpoint](std::stop_token stop, const JobProgress &progress) {
+            AnalysisOptions options;
+            options.bins = kBins;
+            options.digest = false;
+            return auditCheckpoint(*checkpoint, options, stop, progress);
         },
         [this](std::optional<AuditResult> result) { onFinished(std::move(result)); });
     setRunning(true);

@@ -378,7 +378,15 @@ void CheckpointView::createPanes()
     m_depth->setKnownStats([this](std::size_t tensor) -> const TensorStats * {
         const TensorAnalysis *analysis
             = m_histogram->cache().find(m_checkpoint->tensors()[tensor].info, m_histogram->bins());
-        return analysis ? &analysis->stats : nullptr;
+        if (analysis)
+            return &analysis->stats;
+        // An audit's statistics of the tensor's stored values (not of a quantized weight's).
+        if (tensor < m_auditEntryOfTensor.size() && m_auditEntryOfTensor[tensor] >= 0)
+            return &m_audit->model()
+                        ->result()
+                        .entries[std::size_t(m_auditEntryOfTensor[tensor])]
+                        .analysis.stats;
+        return nullptr;
     });
     m_panes->addTab(m_depth, tr("Depth"));
     connect(m_depth, &DepthPane::tensorActivated, this, [this](std::size_t tensor) {
@@ -417,11 +425,12 @@ void CheckpointView::createPanes()
     connect(m_audit, &AuditView::finished, this, [this](bool ok) {
         if (!ok)
             return;
-        // The audit computed every histogram at the pane's bin count: going there is instant.
-        for (const AuditEntry &entry : m_audit->model()->result().entries) {
-            if (entry.readable)
-                m_histogram->cache().insert(
-                    m_checkpoint->tensors()[entry.tensor].info, m_audit->bins(), entry.analysis);
+        const auto &entries = m_audit->model()->result().entries;
+        m_auditEntryOfTensor.assign(m_checkpoint->tensors().size(), -1);
+        for (std::size_t e = 0; e < entries.size(); ++e) {
+            if (entries[e].readable && entries[e].weight < 0
+                && entries[e].tensor < m_auditEntryOfTensor.size())
+                m_auditEntryOfTensor[entries[e].tensor] = static_cast<std::ptrdiff_t>(e);
         }
         m_audit->selectTensor(selectedPath());
     });
@@ -684,7 +693,8 @@ void CheckpointView::startAudit()
         const int height = split->height();
         split->setSizes({ height * 11 / 20, height * 9 / 20 }); // room for a dozen rows
     }
-    m_audit->start(m_histogram->bins());
+    m_auditEntryOfTensor.clear(); // the entries are replaced
+    m_audit->start();
 }
 
 void CheckpointView::computeSha256()

@@ -183,6 +183,7 @@ private:
     RawCodesSetting *m_rawCodes = nullptr; // the panes' shared "Raw codes" choice
     DepthPane *m_depth = nullptr;
     AuditView *m_audit = nullptr; // a panel under the tree and panes, hidden until an audit runs
+    std::vector<std::ptrdiff_t> m_auditEntryOfTensor; // the audit's entry of each plain tensor, or -1
     const SafetensorsFile *m_layoutFile = nullptr; // what each file pane shows now
     const SafetensorsFile *m_hexFile = nullptr;
     std::vector<bool> m_dirty; // per pane: shown data is older than the selection
