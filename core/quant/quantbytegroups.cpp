@@ -217,7 +217,7 @@ struct Ranges {
             dequantizer.byteGroupParams(group, o, tile, w.scales, w.zeros);
             const std::uint8_t *src = g.codes + group * rows * g.rowBytes + 4 * o;
             std::uint8_t *dst = w.columns.data();
-            quant::transposeWords(src, g.rowBytes, rows, tile, dst);
+            quant::transposeWordsIn(w.family, src, g.rowBytes, rows, tile, dst);
             for (std::uint64_t c = 0; c < tile; ++c)
                 fn(dst + c * n, n, w.scales[c], w.zeros[c], group * g.outputs + o + c);
         }

@@ -1,7 +1,9 @@
 // Statistics of 8-bit GPTQ and pack-quantized groups by integer sums and code thresholds
 // (analyzeQuantizedByteGroups, bytegroupruns.h):
 // - each kernel, in each family this CPU runs, against a plain definition in this file, on
-//   odd lengths, thresholds 0, 1, 255 and 256, negative scales and edges exactly on values;
+//   odd lengths, thresholds 0, 1, 255 and 256 (and counts of 1 to 29 thresholds, the AVX2
+//   kernel's four at a time and the rest), negative scales and edges exactly on values, word
+//   transposes of odd sizes;
 // - the analysis against the decoded values' F32 statistics (analyzeTensor): counts, zeros,
 //   extremes, histogram and outliers exactly, mean and std within rounding, on GPTQ (gptq and
 //   gptq_v2 zeros, odd output counts, 2 groups and many) and pack-quantized weights, with scales
@@ -160,10 +162,29 @@ void tst_ByteGroups::kernels()
                 for (std::uint8_t c : codes)
                     expected[j] += std::int32_t(c) >= thresholds[j];
             for (ByteRunFamily family : families()) {
-                std::vector<std::uint32_t> counts(thresholds.size(), 7);
-                quant::countAtLeastIn(
-                    family, codes.data(), n, thresholds.data(), thresholds.size(), counts.data());
-                QCOMPARE(counts, expected);
+                for (std::size_t k = 1; k <= thresholds.size(); k += k < 9 ? 1 : 5) {
+                    std::vector<std::uint32_t> counts(k, 7);
+                    quant::countAtLeastIn(family, codes.data(), n, thresholds.data(), k, counts.data());
+                    QCOMPARE(counts, std::vector<std::uint32_t>(expected.begin(), expected.begin() + k));
+                }
+            }
+        }
+    }
+    // GPTQ's word transpose, blocks of 8 × 8 words and the edges around them.
+    for (std::size_t rows : { 1u, 2u, 4u, 8u, 9u, 16u, 32u, 33u }) {
+        for (std::size_t columns : { 1u, 7u, 8u, 9u, 16u, 17u }) {
+            const std::size_t rowBytes = 4 * columns + 12;
+            std::vector<std::uint8_t> src(rows * rowBytes);
+            for (auto &b : src)
+                b = static_cast<std::uint8_t>(rng());
+            std::vector<std::uint8_t> expected(4 * rows * columns);
+            for (std::size_t r = 0; r < rows; ++r)
+                for (std::size_t c = 0; c < columns; ++c)
+                    std::memcpy(expected.data() + c * 4 * rows + 4 * r, src.data() + r * rowBytes + 4 * c, 4);
+            for (ByteRunFamily family : families()) {
+                std::vector<std::uint8_t> dst(expected.size(), 0xA5);
+                quant::transposeWordsIn(family, src.data(), rowBytes, rows, columns, dst.data());
+                QCOMPARE(dst, expected);
             }
         }
     }
