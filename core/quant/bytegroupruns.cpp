@@ -74,7 +74,9 @@ STB_BODY void levelBinsBody(std::uint32_t *__restrict counts, std::size_t levels
 // its integer part + 1, taken kMargin towards the integer so that an edge on a value (a an
 // integer, computed within a few ulps) gives that integer; then checked by the rule at t − 1
 // (fails) and t (holds). The checks fail only for a quotient within kMargin of an integer that
-// is not one: the caller decodes that group.
+// is not one: the caller decodes that group. The AVX kernels check only quotients within kMargin
+// of an integer: the quotient (at most a few hundred where it is not clamped) is off by less than
+// 2^-40 (two roundings of a double), so farther from an integer its ceiling and floor are exact.
 constexpr double kMargin = 0x1p-30;
 inline bool up0(double scale)
 {
@@ -359,6 +361,7 @@ STB_AVX2 bool thresholdsAvx2(double scale, std::int32_t zero, double unit, const
     const __m256d one = _mm256_set1_pd(1), all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
     const bool up = scale > 0;
     const __m256d flip = up ? _mm256_setzero_pd() : all;
+    const __m256d sign = _mm256_set1_pd(-0.0), within = _mm256_set1_pd(kMargin);
 #define STB_RULE(q, e)                                                                                       \
     _mm256_or_pd(                                                                                            \
         _mm256_and_pd(_mm256_xor_pd(_mm256_cmp_pd(_mm256_mul_pd(_mm256_mul_pd(s, _mm256_sub_pd(q, z)), u),   \
@@ -370,13 +373,18 @@ STB_AVX2 bool thresholdsAvx2(double scale, std::int32_t zero, double unit, const
     for (std::size_t j = 0; j < k; j += 4) {
         const int valid = k - j >= 4 ? 0xF : (1 << (k - j)) - 1;
         const __m256d e = _mm256_loadu_pd(edges + j);
-        __m256d a = _mm256_add_pd(_mm256_add_pd(z, _mm256_mul_pd(e, per)), margin);
+        const __m256d quotient = _mm256_add_pd(z, _mm256_mul_pd(e, per));
+        const __m256d off = _mm256_sub_pd(quotient, _mm256_round_pd(quotient, _MM_FROUND_TO_NEAREST_INT));
+        const int far = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, off), within, _CMP_GT_OQ));
+        __m256d a = _mm256_add_pd(quotient, margin);
         a = _mm256_min_pd(_mm256_max_pd(a, _mm256_sub_pd(first, one)), last);
         __m256d t = up ? _mm256_ceil_pd(a) : _mm256_add_pd(_mm256_floor_pd(a), one);
         t = _mm256_min_pd(_mm256_max_pd(t, first), last);
-        const __m256d wrong
-            = _mm256_or_pd(STB_RULE(_mm256_sub_pd(t, one), e), _mm256_xor_pd(STB_RULE(t, e), all));
-        bad |= _mm256_movemask_pd(wrong) & valid;
+        if ((far & valid) != valid) {
+            const __m256d wrong
+                = _mm256_or_pd(STB_RULE(_mm256_sub_pd(t, one), e), _mm256_xor_pd(STB_RULE(t, e), all));
+            bad |= _mm256_movemask_pd(wrong) & valid;
+        }
         _mm_storeu_si128(reinterpret_cast<__m128i *>(out + j), _mm256_cvttpd_epi32(t));
     }
 #undef STB_RULE
@@ -427,6 +435,7 @@ STB_AVX512 bool thresholdsWide(double scale, std::int32_t zero, double unit, con
     const __m512d one = _mm512_set1_pd(1);
     const bool up = scale > 0;
     const __mmask8 flip = up ? 0 : 0xFF;
+    const __m512d within = _mm512_set1_pd(kMargin);
 #define STB_RULE(q, e)                                                                                       \
     static_cast<__mmask8>(                                                                                   \
         ((_mm512_cmp_pd_mask(_mm512_mul_pd(_mm512_mul_pd(s, _mm512_sub_pd(q, z)), u), e, _CMP_GE_OQ) ^ flip) \
@@ -436,13 +445,18 @@ STB_AVX512 bool thresholdsWide(double scale, std::int32_t zero, double unit, con
     for (std::size_t j = 0; j < k; j += 8) {
         const __mmask8 valid = k - j >= 8 ? 0xFF : static_cast<__mmask8>((1u << (k - j)) - 1);
         const __m512d e = _mm512_loadu_pd(edges + j);
-        __m512d a = _mm512_add_pd(_mm512_add_pd(z, _mm512_mul_pd(e, per)), margin);
+        const __m512d quotient = _mm512_add_pd(z, _mm512_mul_pd(e, per));
+        const __m512d off = _mm512_sub_pd(
+            quotient, _mm512_roundscale_pd(quotient, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        const __mmask8 far = _mm512_cmp_pd_mask(_mm512_abs_pd(off), within, _CMP_GT_OQ);
+        __m512d a = _mm512_add_pd(quotient, margin);
         a = _mm512_min_pd(_mm512_max_pd(a, _mm512_sub_pd(first, one)), last);
         __m512d t = up
             ? _mm512_roundscale_pd(a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
             : _mm512_add_pd(_mm512_roundscale_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC), one);
         t = _mm512_min_pd(_mm512_max_pd(t, first), last);
-        bad |= valid & static_cast<__mmask8>(STB_RULE(_mm512_sub_pd(t, one), e) | ~STB_RULE(t, e));
+        if (static_cast<__mmask8>(far & valid) != valid)
+            bad |= valid & static_cast<__mmask8>(STB_RULE(_mm512_sub_pd(t, one), e) | ~STB_RULE(t, e));
         _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + j), _mm512_cvttpd_epi32(t));
     }
 #undef STB_RULE
