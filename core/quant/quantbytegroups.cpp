@@ -39,9 +39,11 @@ constexpr std::uint64_t kTile = 16; // GPTQ outputs whose groups are transposed 
 constexpr std::uint64_t kAhead = 2048; // bytes prefetched ahead of a pack-quantized row's groups
 
 struct Worker {
-    explicit Worker(unsigned bins, std::uint64_t groupSize)
+    Worker(unsigned bins, std::uint64_t groupSize, std::uint64_t rowGroups)
         : binCounts(bins, 0)
         , columns(kTile * groupSize)
+        , rowScales(rowGroups)
+        , rowZeros(rowGroups)
         , values(groupSize)
         , thresholds(bins + 8)
         , counts(bins + 8)
@@ -56,6 +58,8 @@ struct Worker {
     std::vector<std::uint32_t> counts;
     float scales[kTile];
     std::int32_t zeros[kTile];
+    std::vector<float> rowScales; // pack-quantized: an output's groups
+    std::vector<std::int32_t> rowZeros;
     std::vector<std::uint16_t> *ranges = nullptr; // pass 1's least and largest code per group
 };
 
@@ -201,11 +205,11 @@ struct Ranges {
             const std::uint64_t o0 = r * outputsPer, o1 = std::min(g.outputs, o0 + outputsPer);
             for (std::uint64_t o = o0; o < o1; ++o) {
                 const std::uint8_t *row = g.codes + o * g.rowBytes;
+                dequantizer.byteRowParams(o, 0, g.groups, w.rowScales.data(), w.rowZeros.data());
                 for (std::uint64_t group = 0; group < g.groups; ++group) {
                     __builtin_prefetch(row + group * n + kAhead);
                     __builtin_prefetch(row + group * n + kAhead + 64);
-                    dequantizer.byteGroupParams(group, o, 1, w.scales, w.zeros);
-                    fn(row + group * n, n, w.scales[0], w.zeros[0], o * g.groups + group);
+                    fn(row + group * n, n, w.rowScales[group], w.rowZeros[group], o * g.groups + group);
                 }
             }
             return;
@@ -244,7 +248,7 @@ std::optional<TensorAnalysis> analyzeQuantizedByteGroups(const Dequantizer &dequ
     std::vector<Worker> workers;
     workers.reserve(threads);
     for (unsigned i = 0; i < threads; ++i)
-        workers.emplace_back(bins, groups->groupSize);
+        workers.emplace_back(bins, groups->groupSize, groups->interleaved ? 0 : groups->groups);
     // Each group's least and largest code, from pass 1 for pass 2: 2 bytes per group of 32 or more.
     std::vector<std::uint16_t> codeRanges(groups->outputs * groups->groups);
     for (Worker &w : workers)

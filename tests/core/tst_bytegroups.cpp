@@ -6,7 +6,8 @@
 //   transposes of odd sizes;
 // - the analysis against the decoded values' F32 statistics (analyzeTensor): counts, zeros,
 //   extremes, histogram and outliers exactly, mean and std within rounding, on GPTQ (gptq and
-//   gptq_v2 zeros, odd output counts, 2 groups and many) and pack-quantized weights, with scales
+//   gptq_v2 zeros, odd output counts, 2 groups and many) and pack-quantized weights (with and
+//   without zero points; a row's scales and zeros as group by group), with scales
 //   made negative, 0, ±Inf, NaN and inexact (F32 with a full mantissa: those groups are
 //   decoded), 255 bins (every value on an edge) and 16/64 bins; and the families' mean and std
 //   bit for bit the same.
@@ -106,6 +107,20 @@ void inexactScales(QuantFixture &f)
         f.specs[k].dtype = DType::F32;
         f.data[k] = std::move(out);
     }
+}
+
+// An 8-bit pack-quantized fixture with zero points: I32 [ceil(out / 4), groups], four outputs'
+// zeros to a word (the analysis compares with the decoded values, not with f.expected).
+QuantFixture withZeroPoints(QuantFixture f, std::uint64_t out, std::uint64_t groups)
+{
+    std::mt19937 rng(5);
+    const std::uint64_t words = (out + 3) / 4 * groups;
+    std::vector<std::byte> zeros(4 * words);
+    for (auto &b : zeros)
+        b = static_cast<std::byte>(rng());
+    f.specs.push_back({ "l.p.weight_zero_point", DType::I32, { (out + 3) / 4, groups } });
+    f.data.push_back(std::move(zeros));
+    return f;
 }
 
 } // namespace
@@ -285,6 +300,7 @@ void tst_ByteGroups::analysis_data()
         { "pack g64", [] { return packQuantized("l.p", 16, 128, 64, 8); } },
         { "pack g32 odd outputs", [] { return packQuantized("l.p", 13, 96, 32, 8); } },
         { "pack one group", [] { return packQuantized("l.p", 9, 64, 64, 8); } },
+        { "pack g32 zero points", [] { return withZeroPoints(packQuantized("l.p", 13, 96, 32, 8), 13, 3); } },
     };
     for (const Row &row : rows) {
         for (int edit = 0; edit < 4; ++edit)
@@ -315,6 +331,24 @@ void tst_ByteGroups::analysis()
     QVERIFY2(dq, error.c_str());
     const bool actOrder = QByteArray(QTest::currentDataTag()).contains("act-order");
     QCOMPARE(bool(dq->byteGroups()), !actOrder);
+    if (const auto g = dq->byteGroups()) { // a row's parameters as group by group
+        bool ownZeros = false; // pack-quantized zeros other than the symmetric 128
+        std::vector<float> rowScales(g->groups);
+        std::vector<std::int32_t> rowZeros(g->groups);
+        for (std::uint64_t o = 0; o < g->outputs; ++o) {
+            dq->byteRowParams(o, 0, g->groups, rowScales.data(), rowZeros.data());
+            for (std::uint64_t group = 0; group < g->groups; ++group) {
+                float scale = 0;
+                std::int32_t zero = 0;
+                dq->byteGroupParams(group, o, 1, &scale, &zero);
+                QCOMPARE(std::bit_cast<std::uint32_t>(rowScales[group]), std::bit_cast<std::uint32_t>(scale));
+                QCOMPARE(rowZeros[group], zero);
+                ownZeros = ownZeros || zero != 128;
+            }
+        }
+        if (QByteArray(QTest::currentDataTag()).contains("zero points"))
+            QVERIFY(ownZeros);
+    }
 
     std::vector<float> values(dq->elements());
     QVERIFY(dq->decodeGuarded(0, values.size(), values.data()));
