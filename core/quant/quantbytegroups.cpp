@@ -86,6 +86,15 @@ struct Moments {
     double shift = 0, sum = 0, squares = 0, lo = INFINITY, hi = -INFINITY, absMax = 0;
     std::uint64_t finite = 0, zeros = 0;
     bool shifted = false;
+    // The group whose sums are added after the next one's are taken: its arithmetic then
+    // overlaps the next group's loads instead of waiting for its own reductions.
+    struct Pending {
+        quant::ByteColumnStats st;
+        std::uint64_t n;
+        float scale;
+        std::int32_t zero;
+    } pending;
+    bool hasPending = false;
 
     void add(const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero, std::uint64_t index,
         Worker &w)
@@ -96,9 +105,28 @@ struct Moments {
                 DType::F32, reinterpret_cast<const std::byte *>(w.values.data()), 0, n, w.acc);
             return;
         }
-        quant::ByteColumnStats st;
-        quant::byteColumnStatsIn(w.family, codes, n, zero >= 0 && zero < 256 ? unsigned(zero) : 256u, st);
-        (*w.ranges)[index] = static_cast<std::uint16_t>(st.lo | st.hi << 8);
+        Pending next { {}, n, scale, zero };
+        quant::byteColumnStatsIn(
+            w.family, codes, n, zero >= 0 && zero < 256 ? unsigned(zero) : 256u, next.st);
+        if (hasPending)
+            accumulate(pending);
+        pending = next;
+        hasPending = true;
+        (*w.ranges)[index] = static_cast<std::uint16_t>(next.st.lo | next.st.hi << 8);
+    }
+    // The last group's sums; before finish().
+    void flush()
+    {
+        if (hasPending)
+            accumulate(pending);
+        hasPending = false;
+    }
+    void accumulate(const Pending &p)
+    {
+        const quant::ByteColumnStats &st = p.st;
+        const std::uint64_t n = p.n;
+        const float scale = p.scale;
+        const std::int32_t zero = p.zero;
         const auto count = static_cast<std::int64_t>(n), z = static_cast<std::int64_t>(zero);
         const std::int64_t sumD = std::int64_t(st.sum) - count * z;
         const std::int64_t squaresD = std::int64_t(st.squares) - 2 * z * std::int64_t(st.sum) + count * z * z;
@@ -276,6 +304,7 @@ std::optional<TensorAnalysis> analyzeQuantizedByteGroups(const Dequantizer &dequ
             ranges.visit(r, w,
                 [&](const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero,
                     std::uint64_t index) { m.add(codes, n, scale, zero, index, w); });
+            m.flush();
             m.finish(w.acc);
         }))
         return std::nullopt;
