@@ -6,11 +6,11 @@
 //   transposes of odd sizes;
 // - the analysis against the decoded values' F32 statistics (analyzeTensor): counts, zeros,
 //   extremes, histogram and outliers exactly, mean and std within rounding, on GPTQ (gptq and
-//   gptq_v2 zeros, odd output counts, 2 groups and many) and pack-quantized weights (with and
-//   without zero points; a row's scales and zeros as group by group), with scales
-//   made negative, 0, ±Inf, NaN and inexact (F32 with a full mantissa: those groups are
-//   decoded), 255 bins (every value on an edge) and 16/64 bins; and the families' mean and std
-//   bit for bit the same.
+//   gptq_v2 zeros, odd output counts, 2 groups and many, outputs over two transposed tiles) and
+//   pack-quantized weights (with and without zero points; a row's scales and zeros as group by
+//   group), with scales made negative, 0, ±Inf, NaN and inexact (F32 with a full mantissa: those
+//   groups are decoded), 255 bins (every value on an edge) and 16/64 bins; and the families'
+//   mean and std bit for bit the same.
 #include "core/io/checkpoint.h"
 #include "core/quant/bytegroupruns.h"
 #include "core/quant/dequantizer.h"
@@ -297,6 +297,7 @@ void tst_ByteGroups::analysis_data()
         { "gptq_v2 g16 odd outputs", [] { return gptq("l.q", 36, 64, 8, 16, true); } },
         { "gptq g8 many groups", [] { return gptq("l.q", 20, 512, 8, 8); } },
         { "gptq act-order", [] { return gptq("l.q", 32, 128, 8, 32, false, true); } },
+        { "gptq g128 two tiles", [] { return gptq("l.q", 300, 256, 8, 128); } }, // 256 + 44 outputs
         { "pack g64", [] { return packQuantized("l.p", 16, 128, 64, 8); } },
         { "pack g32 odd outputs", [] { return packQuantized("l.p", 13, 96, 32, 8); } },
         { "pack one group", [] { return packQuantized("l.p", 9, 64, 64, 8); } },
