@@ -396,7 +396,8 @@ STB_AVX2 bool thresholdsAvx2(double scale, std::int32_t zero, double unit, const
 STB_AVX512_POPCNT void countWide(const std::uint8_t *codes, std::size_t n, const std::int32_t *thresholds,
     std::size_t k, std::uint32_t *counts)
 {
-    std::fill(counts, counts + k, 0u);
+    if (n > 256 || !n) // more than one step adds to the counts (one is stored: no clearing first)
+        std::fill(counts, counts + k, 0u);
     for (std::size_t at = 0; at < n; at += 256) {
         const std::size_t m = std::min<std::size_t>(256, n - at);
         __m512i x[4];
@@ -411,7 +412,7 @@ STB_AVX512_POPCNT void countWide(const std::uint8_t *codes, std::size_t n, const
                 const __m512i t = _mm512_set1_epi8(static_cast<char>(std::min(thresholds[j], 255)));
                 const auto c = static_cast<std::uint32_t>(_mm_popcnt_u64(_mm512_cmpge_epu8_mask(x[0], t))
                     + _mm_popcnt_u64(_mm512_cmpge_epu8_mask(x[1], t)));
-                counts[j] += thresholds[j] > 255 ? 0 : c;
+                counts[j] = (n > 256 ? counts[j] : 0) + (thresholds[j] > 255 ? 0 : c);
             }
             continue;
         }
@@ -420,7 +421,7 @@ STB_AVX512_POPCNT void countWide(const std::uint8_t *codes, std::size_t n, const
             std::uint64_t c = 0;
             for (std::size_t v = 0; v < 4; ++v)
                 c += _mm_popcnt_u64(_mm512_mask_cmpge_epu8_mask(valid[v], x[v], t));
-            counts[j] += thresholds[j] > 255 ? 0 : static_cast<std::uint32_t>(c);
+            counts[j] = (n > 256 ? counts[j] : 0) + (thresholds[j] > 255 ? 0 : static_cast<std::uint32_t>(c));
         }
     }
 }
