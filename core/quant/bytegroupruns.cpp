@@ -75,8 +75,9 @@ STB_BODY void levelBinsBody(std::uint32_t *__restrict counts, std::size_t levels
 // integer, computed within a few ulps) gives that integer; then checked by the rule at t − 1
 // (fails) and t (holds). The checks fail only for a quotient within kMargin of an integer that
 // is not one: the caller decodes that group. The AVX kernels check only quotients within kMargin
-// of an integer: the quotient (at most a few hundred where it is not clamped) is off by less than
-// 2^-40 (two roundings of a double), so farther from an integer its ceiling and floor are exact.
+// of an integer: where it is not clamped (|edge / (scale · unit)| <= 257) the quotient is off by
+// less than 2^-40 (three roundings of doubles: the reciprocal, the product, the sum), so farther
+// from an integer its ceiling and floor are exact; far outside, the clamp decides either way.
 constexpr double kMargin = 0x1p-30;
 inline bool up0(double scale)
 {
