@@ -1,6 +1,6 @@
-// The loops of the 8-bit group statistics (bytegroupruns.h). Built with -O3: the bodies are plain
-// loops the vectorizer turns into byte vectors for each wrapper's target; the AVX-512 threshold
-// counts are written out (a compare to a mask and a popcount per 64 codes and threshold).
+// The loops of the 8-bit group statistics (bytegroupruns.h). Built with -O3: the portable bodies
+// are plain loops the vectorizer turns into byte vectors for each wrapper's target; the AVX2 and
+// AVX-512 statistics, threshold counts and (AVX2) word transposes are written out.
 #include "core/quant/bytegroupruns.h"
 
 #include "core/stats/kernels/avx512.h"
@@ -74,7 +74,10 @@ STB_BODY void levelBinsBody(std::uint32_t *__restrict counts, std::size_t levels
 // its integer part + 1, taken kMargin towards the integer so that an edge on a value (a an
 // integer, computed within a few ulps) gives that integer; then checked by the rule at t − 1
 // (fails) and t (holds). The checks fail only for a quotient within kMargin of an integer that
-// is not one: the caller decodes that group.
+// is not one: the caller decodes that group. The AVX kernels check only quotients within kMargin
+// of an integer: where it is not clamped (|edge / (scale · unit)| <= 257) the quotient is off by
+// less than 2^-40 (three roundings of doubles: the reciprocal, the product, the sum), so farther
+// from an integer its ceiling and floor are exact; far outside, the clamp decides either way.
 constexpr double kMargin = 0x1p-30;
 inline bool up0(double scale)
 {
@@ -170,42 +173,182 @@ STB_AVX512 void levelBinsWide(
     levelBinsBody(counts, levels, n, up, bins);
 }
 #define STB_AVX512_POPCNT __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,popcnt")))
-STB_AVX2 void statsAvx2(const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out)
+#define STB_AVX2_POPCNT __attribute__((target("avx2,popcnt")))
+// byteColumnStats in 32-code steps, as statsWide: vpsadbw sums, vpmaddwd squares, a compare per
+// zero; a short last step is filled with the first code (extremes) and zeros (sums), its
+// zeros masked.
+STB_AVX2_POPCNT void statsAvx2(const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out)
 {
-    statsBody(codes, n, zero, out);
+    if (!n) {
+        out = {};
+        return;
+    }
+    const __m256i nothing = _mm256_setzero_si256(), fill = _mm256_set1_epi8(static_cast<char>(codes[0]));
+    const __m256i zv = _mm256_set1_epi8(static_cast<char>(zero));
+    __m256i lo = fill, hi = fill, sum = nothing, squares = nothing;
+    std::uint32_t zeros = 0;
+    const auto step
+        = [&](__m256i x, __m256i filled, std::uint32_t valid) __attribute__((target("avx2,popcnt")))
+    {
+        lo = _mm256_min_epu8(lo, filled);
+        hi = _mm256_max_epu8(hi, filled);
+        sum = _mm256_add_epi64(sum, _mm256_sad_epu8(x, nothing));
+        const __m256i a = _mm256_unpacklo_epi8(x, nothing), b = _mm256_unpackhi_epi8(x, nothing);
+        squares
+            = _mm256_add_epi32(squares, _mm256_add_epi32(_mm256_madd_epi16(a, a), _mm256_madd_epi16(b, b)));
+        if (zero < 256)
+            zeros += static_cast<std::uint32_t>(_mm_popcnt_u32(
+                valid & static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, zv)))));
+    };
+    std::size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(codes + i));
+        step(x, x, ~0u);
+    }
+    if (i < n) {
+        alignas(32) std::uint8_t tail[32] = {}, filled[32];
+        std::memcpy(tail, codes + i, n - i);
+        std::memset(filled, codes[0], sizeof filled);
+        std::memcpy(filled, codes + i, n - i);
+        step(_mm256_load_si256(reinterpret_cast<const __m256i *>(tail)),
+            _mm256_load_si256(reinterpret_cast<const __m256i *>(filled)), (1u << (n - i)) - 1);
+    }
+    const auto least = [](__m256i v) __attribute__((target("avx2")))
+    {
+        __m128i q = _mm_min_epu8(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+        q = _mm_and_si128(_mm_min_epu8(q, _mm_srli_epi16(q, 8)), _mm_set1_epi16(0xFF));
+        return static_cast<std::uint8_t>(_mm_cvtsi128_si32(_mm_minpos_epu16(q)));
+    };
+    // The sum of the 32-bit lanes.
+    const auto total = [](__m256i v) __attribute__((target("avx2")))
+    {
+        __m128i q = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+        q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0x4E));
+        q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 0xB1));
+        return static_cast<std::uint32_t>(_mm_cvtsi128_si32(q));
+    };
+    out.sum = total(sum); // 64-bit lanes whose high halves are 0
+    out.squares = total(squares);
+    out.zeros = zeros;
+    out.lo = least(lo);
+    out.hi = static_cast<std::uint8_t>(255 - least(_mm256_xor_si256(hi, _mm256_set1_epi8(-1))));
 }
-// Up to 128 codes in four registers; each threshold an unsigned compare (max, equal), a movemask
-// and its popcount.
-__attribute__((target("avx2,popcnt"))) void countAvx2(const std::uint8_t *codes, std::size_t n,
-    const std::int32_t *thresholds, std::size_t k, std::uint32_t *counts)
+
+// Up to 128 codes in four registers, biased to signed bytes (q − 128), and four thresholds at a
+// time: per threshold t, a signed compare with t − 1 (q >= t) and a subtraction per register
+// gives per-byte counts (0 to 4), and one vpsadbw per threshold then packs and adds with the
+// other three. Codes past n are 0 (−128 biased: above no threshold); thresholds are clamped to
+// 1 … 256, and those at or below 0 count every code.
+STB_AVX2 void countAvx2(const std::uint8_t *codes, std::size_t n, const std::int32_t *thresholds,
+    std::size_t k, std::uint32_t *counts)
 {
     std::fill(counts, counts + k, 0u);
+    const __m256i bias = _mm256_set1_epi8(-128), nothing = _mm256_setzero_si256(),
+                  ones = _mm256_set1_epi16(1);
+    // Threshold t as the signed byte its compare needs: (clamp(t, 1, 256) − 1) − 128.
+    const auto key = [&](std::size_t j) __attribute__((target("avx2")))
+    {
+        const std::int32_t t = std::clamp(thresholds[j], 1, 256);
+        return _mm256_set1_epi8(static_cast<char>(t - 1 - 128));
+    };
     for (std::size_t at = 0; at < n; at += 128) {
         const std::size_t m = std::min<std::size_t>(128, n - at);
-        alignas(32) std::uint8_t tail[128] = {};
+        alignas(32) std::uint8_t tail[128]; // filled only for a short chunk (a memset per group cost 2%)
         const std::uint8_t *p = codes + at;
         if (m < 128) {
+            std::memset(tail, 0, sizeof tail);
             std::memcpy(tail, p, m);
             p = tail;
         }
         __m256i x[4];
-        std::uint32_t valid[4];
-        for (std::size_t v = 0; v < 4; ++v) {
-            const std::size_t from = 32 * v, length = m > from ? std::min<std::size_t>(32, m - from) : 0;
-            valid[v] = length == 32 ? ~0u : (1u << length) - 1;
-            x[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + from));
-        }
-        for (std::size_t j = 0; j < k; ++j) {
-            const __m256i t = _mm256_set1_epi8(static_cast<char>(std::min(thresholds[j], 255)));
-            std::uint32_t c = 0;
+        for (std::size_t v = 0; v < 4; ++v)
+            x[v] = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + 32 * v)), bias);
+        if (m < 128) { // the zero padding to −128
             for (std::size_t v = 0; v < 4; ++v) {
-                const auto above = static_cast<std::uint32_t>(
-                    _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(x[v], t), x[v])));
-                c += static_cast<std::uint32_t>(_mm_popcnt_u32(above & valid[v]));
+                const std::size_t from = 32 * v;
+                if (from >= m) {
+                    x[v] = bias;
+                } else if (m - from < 32) {
+                    alignas(32) std::uint8_t keep[32] = {};
+                    std::memset(keep, 0xFF, m - from);
+                    x[v] = _mm256_blendv_epi8(
+                        bias, x[v], _mm256_load_si256(reinterpret_cast<const __m256i *>(keep)));
+                }
             }
-            counts[j] += thresholds[j] > 255 ? 0 : c;
+        }
+        const auto level = [&](__m256i t) __attribute__((target("avx2")))
+        {
+            __m256i c = _mm256_sub_epi8(nothing, _mm256_cmpgt_epi8(x[0], t));
+            c = _mm256_sub_epi8(c, _mm256_cmpgt_epi8(x[1], t));
+            c = _mm256_sub_epi8(c, _mm256_cmpgt_epi8(x[2], t));
+            c = _mm256_sub_epi8(c, _mm256_cmpgt_epi8(x[3], t));
+            return _mm256_sad_epu8(c, nothing); // four sums of 8 bytes, in 64-bit lanes
+        };
+        std::size_t j = 0;
+        for (; j + 4 <= k; j += 4) {
+            const __m256i s0 = level(key(j)), s1 = level(key(j + 1)), s2 = level(key(j + 2)),
+                          s3 = level(key(j + 3));
+            // Words [s0 s0 s1 s1 | s0 s0 s1 s1] (each sum < 2^16) added in pairs, then across.
+            const __m256i p01 = _mm256_madd_epi16(_mm256_packus_epi32(s0, s1), ones),
+                          p23 = _mm256_madd_epi16(_mm256_packus_epi32(s2, s3), ones);
+            const __m256i h = _mm256_hadd_epi32(p01, p23);
+            const __m128i c4 = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+            const __m128i before = _mm_loadu_si128(reinterpret_cast<const __m128i *>(counts + j));
+            _mm_storeu_si128(reinterpret_cast<__m128i *>(counts + j), _mm_add_epi32(before, c4));
+        }
+        for (; j < k; ++j) {
+            const __m256i s = level(key(j));
+            const __m128i q = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+            counts[j]
+                += static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_add_epi64(q, _mm_unpackhi_epi64(q, q))));
         }
     }
+    for (std::size_t j = 0; j < k; ++j) // every code is at or above a threshold <= 0
+        if (thresholds[j] <= 0)
+            counts[j] = static_cast<std::uint32_t>(n);
+}
+
+// transposeWords in 8 × 8 blocks of words: eight 32-byte rows in registers, transposed by
+// unpacks and lane permutes, stored as eight 32-byte column pieces; the edges word by word.
+STB_AVX2 void transposeAvx2(
+    const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns, std::uint8_t *dst)
+{
+    const std::size_t rows8 = rows / 8 * 8, columns8 = columns / 8 * 8;
+    for (std::size_t r = 0; r < rows8; r += 8) {
+        const std::uint8_t *block = src + r * rowBytes;
+        for (std::size_t c = 0; c < columns8; c += 8) {
+            __m256i a[8];
+            for (std::size_t i = 0; i < 8; ++i)
+                a[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(block + i * rowBytes + 4 * c));
+            // Rows i, i + 1 interleaved by word, then by pairs: u[k] holds words k (low lane) and
+            // k + 4 (high lane) of rows 0-3 (u[k]) and 4-7 (u[k + 4]).
+            __m256i t[8], u[8];
+            for (std::size_t i = 0; i < 8; i += 2) {
+                t[i] = _mm256_unpacklo_epi32(a[i], a[i + 1]);
+                t[i + 1] = _mm256_unpackhi_epi32(a[i], a[i + 1]);
+            }
+            for (std::size_t h = 0; h < 8; h += 4) {
+                u[h] = _mm256_unpacklo_epi64(t[h], t[h + 2]);
+                u[h + 1] = _mm256_unpackhi_epi64(t[h], t[h + 2]);
+                u[h + 2] = _mm256_unpacklo_epi64(t[h + 1], t[h + 3]);
+                u[h + 3] = _mm256_unpackhi_epi64(t[h + 1], t[h + 3]);
+            }
+            for (std::size_t k = 0; k < 4; ++k) {
+                std::uint8_t *low = dst + (c + k) * 4 * rows + 4 * r,
+                             *high = dst + (c + k + 4) * 4 * rows + 4 * r;
+                _mm256_storeu_si256(
+                    reinterpret_cast<__m256i *>(low), _mm256_permute2x128_si256(u[k], u[k + 4], 0x20));
+                _mm256_storeu_si256(
+                    reinterpret_cast<__m256i *>(high), _mm256_permute2x128_si256(u[k], u[k + 4], 0x31));
+            }
+        }
+        for (std::size_t i = r; i < r + 8; ++i)
+            for (std::size_t c = columns8; c < columns; ++c)
+                std::memcpy(dst + c * 4 * rows + 4 * i, src + i * rowBytes + 4 * c, 4);
+    }
+    for (std::size_t i = rows8; i < rows; ++i)
+        for (std::size_t c = 0; c < columns; ++c)
+            std::memcpy(dst + c * 4 * rows + 4 * i, src + i * rowBytes + 4 * c, 4);
 }
 
 // thresholdsWide in four lanes (the same operations, so the same thresholds).
@@ -220,6 +363,7 @@ STB_AVX2 bool thresholdsAvx2(double scale, std::int32_t zero, double unit, const
     const __m256d one = _mm256_set1_pd(1), all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
     const bool up = scale > 0;
     const __m256d flip = up ? _mm256_setzero_pd() : all;
+    const __m256d sign = _mm256_set1_pd(-0.0), within = _mm256_set1_pd(kMargin);
 #define STB_RULE(q, e)                                                                                       \
     _mm256_or_pd(                                                                                            \
         _mm256_and_pd(_mm256_xor_pd(_mm256_cmp_pd(_mm256_mul_pd(_mm256_mul_pd(s, _mm256_sub_pd(q, z)), u),   \
@@ -231,13 +375,18 @@ STB_AVX2 bool thresholdsAvx2(double scale, std::int32_t zero, double unit, const
     for (std::size_t j = 0; j < k; j += 4) {
         const int valid = k - j >= 4 ? 0xF : (1 << (k - j)) - 1;
         const __m256d e = _mm256_loadu_pd(edges + j);
-        __m256d a = _mm256_add_pd(_mm256_add_pd(z, _mm256_mul_pd(e, per)), margin);
+        const __m256d quotient = _mm256_add_pd(z, _mm256_mul_pd(e, per));
+        const __m256d off = _mm256_sub_pd(quotient, _mm256_round_pd(quotient, _MM_FROUND_TO_NEAREST_INT));
+        const int far = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, off), within, _CMP_GT_OQ));
+        __m256d a = _mm256_add_pd(quotient, margin);
         a = _mm256_min_pd(_mm256_max_pd(a, _mm256_sub_pd(first, one)), last);
         __m256d t = up ? _mm256_ceil_pd(a) : _mm256_add_pd(_mm256_floor_pd(a), one);
         t = _mm256_min_pd(_mm256_max_pd(t, first), last);
-        const __m256d wrong
-            = _mm256_or_pd(STB_RULE(_mm256_sub_pd(t, one), e), _mm256_xor_pd(STB_RULE(t, e), all));
-        bad |= _mm256_movemask_pd(wrong) & valid;
+        if ((far & valid) != valid) {
+            const __m256d wrong
+                = _mm256_or_pd(STB_RULE(_mm256_sub_pd(t, one), e), _mm256_xor_pd(STB_RULE(t, e), all));
+            bad |= _mm256_movemask_pd(wrong) & valid;
+        }
         _mm_storeu_si128(reinterpret_cast<__m128i *>(out + j), _mm256_cvttpd_epi32(t));
     }
 #undef STB_RULE
@@ -248,7 +397,8 @@ STB_AVX2 bool thresholdsAvx2(double scale, std::int32_t zero, double unit, const
 STB_AVX512_POPCNT void countWide(const std::uint8_t *codes, std::size_t n, const std::int32_t *thresholds,
     std::size_t k, std::uint32_t *counts)
 {
-    std::fill(counts, counts + k, 0u);
+    if (n > 256 || !n) // more than one step adds to the counts (one is stored: no clearing first)
+        std::fill(counts, counts + k, 0u);
     for (std::size_t at = 0; at < n; at += 256) {
         const std::size_t m = std::min<std::size_t>(256, n - at);
         __m512i x[4];
@@ -263,7 +413,7 @@ STB_AVX512_POPCNT void countWide(const std::uint8_t *codes, std::size_t n, const
                 const __m512i t = _mm512_set1_epi8(static_cast<char>(std::min(thresholds[j], 255)));
                 const auto c = static_cast<std::uint32_t>(_mm_popcnt_u64(_mm512_cmpge_epu8_mask(x[0], t))
                     + _mm_popcnt_u64(_mm512_cmpge_epu8_mask(x[1], t)));
-                counts[j] += thresholds[j] > 255 ? 0 : c;
+                counts[j] = (n > 256 ? counts[j] : 0) + (thresholds[j] > 255 ? 0 : c);
             }
             continue;
         }
@@ -272,7 +422,7 @@ STB_AVX512_POPCNT void countWide(const std::uint8_t *codes, std::size_t n, const
             std::uint64_t c = 0;
             for (std::size_t v = 0; v < 4; ++v)
                 c += _mm_popcnt_u64(_mm512_mask_cmpge_epu8_mask(valid[v], x[v], t));
-            counts[j] += thresholds[j] > 255 ? 0 : static_cast<std::uint32_t>(c);
+            counts[j] = (n > 256 ? counts[j] : 0) + (thresholds[j] > 255 ? 0 : static_cast<std::uint32_t>(c));
         }
     }
 }
@@ -288,6 +438,7 @@ STB_AVX512 bool thresholdsWide(double scale, std::int32_t zero, double unit, con
     const __m512d one = _mm512_set1_pd(1);
     const bool up = scale > 0;
     const __mmask8 flip = up ? 0 : 0xFF;
+    const __m512d within = _mm512_set1_pd(kMargin);
 #define STB_RULE(q, e)                                                                                       \
     static_cast<__mmask8>(                                                                                   \
         ((_mm512_cmp_pd_mask(_mm512_mul_pd(_mm512_mul_pd(s, _mm512_sub_pd(q, z)), u), e, _CMP_GE_OQ) ^ flip) \
@@ -297,13 +448,18 @@ STB_AVX512 bool thresholdsWide(double scale, std::int32_t zero, double unit, con
     for (std::size_t j = 0; j < k; j += 8) {
         const __mmask8 valid = k - j >= 8 ? 0xFF : static_cast<__mmask8>((1u << (k - j)) - 1);
         const __m512d e = _mm512_loadu_pd(edges + j);
-        __m512d a = _mm512_add_pd(_mm512_add_pd(z, _mm512_mul_pd(e, per)), margin);
+        const __m512d quotient = _mm512_add_pd(z, _mm512_mul_pd(e, per));
+        const __m512d off = _mm512_sub_pd(
+            quotient, _mm512_roundscale_pd(quotient, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        const __mmask8 far = _mm512_cmp_pd_mask(_mm512_abs_pd(off), within, _CMP_GT_OQ);
+        __m512d a = _mm512_add_pd(quotient, margin);
         a = _mm512_min_pd(_mm512_max_pd(a, _mm512_sub_pd(first, one)), last);
         __m512d t = up
             ? _mm512_roundscale_pd(a, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
             : _mm512_add_pd(_mm512_roundscale_pd(a, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC), one);
         t = _mm512_min_pd(_mm512_max_pd(t, first), last);
-        bad |= valid & static_cast<__mmask8>(STB_RULE(_mm512_sub_pd(t, one), e) | ~STB_RULE(t, e));
+        if (static_cast<__mmask8>(far & valid) != valid)
+            bad |= valid & static_cast<__mmask8>(STB_RULE(_mm512_sub_pd(t, one), e) | ~STB_RULE(t, e));
         _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + j), _mm512_cvttpd_epi32(t));
     }
 #undef STB_RULE
@@ -399,10 +555,20 @@ bool codeThresholdsIn(ByteRunFamily family, double scale, std::int32_t zero, dou
     return thresholdsPortable(scale, zero, unit, edges, k, lo, hi, thresholds);
 }
 
+void transposeWordsIn(ByteRunFamily family, const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,
+    std::size_t columns, std::uint8_t *dst)
+{
+#if STB_WIDE_RUNS
+    if (family != ByteRunFamily::Portable) // AVX-512's family has AVX2
+        return transposeAvx2(src, rowBytes, rows, columns, dst);
+#endif
+    transposePortable(src, rowBytes, rows, columns, dst);
+}
+
 void transposeWords(
     const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns, std::uint8_t *dst)
 {
-    transposePortable(src, rowBytes, rows, columns, dst);
+    transposeWordsIn(byteRunFamily(), src, rowBytes, rows, columns, dst);
 }
 
 void addLevelBinsIn(ByteRunFamily family, std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up,

@@ -36,8 +36,8 @@ bool codeThresholds(double scale, std::int32_t zero, double unit, const double *
 void addLevelBins(std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins);
 
 // GPTQ's interleaved groups in rows: word r of column c (4 codes) from src + r · rowBytes + 4c
-// to dst + c · 4 · rows + 4r, for r < rows and c < columns. One loop for every family: AVX
-// gathers measured slower (16 rows are 16 pages apart).
+// to dst + c · 4 · rows + 4r, for r < rows and c < columns. Word by word (portable) or in 8 × 8
+// register transposes (AVX2 and AVX-512: AVX gathers measured slower, 16 rows are 16 pages apart).
 void transposeWords(
     const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns, std::uint8_t *dst);
 
@@ -52,6 +52,8 @@ void countAtLeastIn(ByteRunFamily family, const std::uint8_t *codes, std::size_t
     const std::int32_t *thresholds, std::size_t k, std::uint32_t *counts);
 void addLevelBinsIn(ByteRunFamily family, std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up,
     std::uint64_t *bins);
+void transposeWordsIn(ByteRunFamily family, const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,
+    std::size_t columns, std::uint8_t *dst);
 bool codeThresholdsIn(ByteRunFamily family, double scale, std::int32_t zero, double unit, const double *edges,
     std::size_t k, unsigned lo, unsigned hi, std::int32_t *thresholds);
 

@@ -167,6 +167,10 @@ public:
     // difference is exact (both are integers below 2^9).
     void byteGroupParams(std::uint64_t group, std::uint64_t o0, std::uint64_t n, float *scales,
         std::int32_t *zeros) const;
+    // The same for groups [group0, group0 + n) of output o (a pack-quantized row's scales lie
+    // in a row: the statistics read them a row at a time).
+    void byteRowParams(
+        std::uint64_t o, std::uint64_t group0, std::uint64_t n, float *scales, std::int32_t *zeros) const;
 
 private:
     struct Source {

@@ -4,6 +4,8 @@
 
 #include "core/quant/valueloads.h"
 
+#include <algorithm>
+
 namespace stb {
 
 using namespace quant;
@@ -28,16 +30,39 @@ std::optional<ByteGroups> Dequantizer::byteGroups() const
     return g;
 }
 
+namespace {
+
+// n scales from index first on, `stride` apart, as scaleAt() converts them (the dtype's switch
+// taken once).
+void convertScales(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t stride,
+    std::uint64_t n, float *out)
+{
+    switch (dtype) {
+    case DType::F16:
+        for (std::uint64_t k = 0; k < n; ++k)
+            out[k] = floatAt(DType::F16, data, first + k * stride);
+        return;
+    case DType::BF16:
+        for (std::uint64_t k = 0; k < n; ++k)
+            out[k] = floatAt(DType::BF16, data, first + k * stride);
+        return;
+    default:
+        for (std::uint64_t k = 0; k < n; ++k)
+            out[k] = floatAt(dtype, data, first + k * stride);
+    }
+}
+
+} // namespace
+
 void Dequantizer::byteGroupParams(
     std::uint64_t group, std::uint64_t o0, std::uint64_t n, float *scales, std::int32_t *zeros) const
 {
     if (m_scheme == QuantScheme::Gptq) {
         const std::byte *row = m_zeros.data + 4 * group * m_zeroCols;
         const std::int32_t plusOne = m_zeroPlusOne ? 1 : 0;
-        for (std::uint64_t k = 0; k < n; ++k) {
-            scales[k] = scaleAt(group * m_rows + o0 + k);
+        convertScales(m_scale.dtype, m_scale.data, group * m_rows + o0, 1, n, scales);
+        for (std::uint64_t k = 0; k < n; ++k)
             zeros[k] = static_cast<std::int32_t>(streamCode(row, 1, 0, o0 + k, 8)) + plusOne;
-        }
         return;
     }
     // Pack-quantized: (code - 128) - (zero point - 128), or code - 128 without zero points.
@@ -48,6 +73,25 @@ void Dequantizer::byteGroupParams(
                        (wordAt(m_zeros.data, (o / 4) * m_groups + group) >> (8 * (o % 4))) & 255u)
                                 : 128;
     }
+}
+
+void Dequantizer::byteRowParams(
+    std::uint64_t o, std::uint64_t group0, std::uint64_t n, float *scales, std::int32_t *zeros) const
+{
+    if (m_scheme == QuantScheme::Gptq) {
+        for (std::uint64_t k = 0; k < n; ++k)
+            byteGroupParams(group0 + k, o, 1, scales + k, zeros + k);
+        return;
+    }
+    convertScales(m_scale.dtype, m_scale.data, o * m_groups + group0, 1, n, scales);
+    if (!m_zeros.data) {
+        std::fill(zeros, zeros + n, 128);
+        return;
+    }
+    const std::uint64_t base = (o / 4) * m_groups + group0;
+    const unsigned shift = 8 * static_cast<unsigned>(o % 4);
+    for (std::uint64_t k = 0; k < n; ++k)
+        zeros[k] = static_cast<std::int32_t>((wordAt(m_zeros.data, base + k) >> shift) & 255u);
 }
 
 } // namespace stb

@@ -1,13 +1,16 @@
 // Statistics of 8-bit GPTQ and pack-quantized groups by integer sums and code thresholds
 // (analyzeQuantizedByteGroups, bytegroupruns.h):
 // - each kernel, in each family this CPU runs, against a plain definition in this file, on
-//   odd lengths, thresholds 0, 1, 255 and 256, negative scales and edges exactly on values;
+//   odd lengths, thresholds 0, 1, 255 and 256 (and counts of 1 to 29 thresholds, the AVX2
+//   kernel's four at a time and the rest), negative scales and edges exactly on values, word
+//   transposes of odd sizes;
 // - the analysis against the decoded values' F32 statistics (analyzeTensor): counts, zeros,
 //   extremes, histogram and outliers exactly, mean and std within rounding, on GPTQ (gptq and
-//   gptq_v2 zeros, odd output counts, 2 groups and many) and pack-quantized weights, with scales
-//   made negative, 0, ±Inf, NaN and inexact (F32 with a full mantissa: those groups are
-//   decoded), 255 bins (every value on an edge) and 16/64 bins; and the families' mean and std
-//   bit for bit the same.
+//   gptq_v2 zeros, odd output counts, 2 groups and many, outputs over two transposed tiles) and
+//   pack-quantized weights (with and without zero points; a row's scales and zeros as group by
+//   group), with scales made negative, 0, ±Inf, NaN and inexact (F32 with a full mantissa: those
+//   groups are decoded), 255 bins (every value on an edge) and 16/64 bins; and the families'
+//   mean and std bit for bit the same.
 #include "core/io/checkpoint.h"
 #include "core/quant/bytegroupruns.h"
 #include "core/quant/dequantizer.h"
@@ -106,6 +109,20 @@ void inexactScales(QuantFixture &f)
     }
 }
 
+// An 8-bit pack-quantized fixture with zero points: I32 [ceil(out / 4), groups], four outputs'
+// zeros to a word (the analysis compares with the decoded values, not with f.expected).
+QuantFixture withZeroPoints(QuantFixture f, std::uint64_t out, std::uint64_t groups)
+{
+    std::mt19937 rng(5);
+    const std::uint64_t words = (out + 3) / 4 * groups;
+    std::vector<std::byte> zeros(4 * words);
+    for (auto &b : zeros)
+        b = static_cast<std::byte>(rng());
+    f.specs.push_back({ "l.p.weight_zero_point", DType::I32, { (out + 3) / 4, groups } });
+    f.data.push_back(std::move(zeros));
+    return f;
+}
+
 } // namespace
 
 class tst_ByteGroups : public QObject {
@@ -160,10 +177,29 @@ void tst_ByteGroups::kernels()
                 for (std::uint8_t c : codes)
                     expected[j] += std::int32_t(c) >= thresholds[j];
             for (ByteRunFamily family : families()) {
-                std::vector<std::uint32_t> counts(thresholds.size(), 7);
-                quant::countAtLeastIn(
-                    family, codes.data(), n, thresholds.data(), thresholds.size(), counts.data());
-                QCOMPARE(counts, expected);
+                for (std::size_t k = 1; k <= thresholds.size(); k += k < 9 ? 1 : 5) {
+                    std::vector<std::uint32_t> counts(k, 7);
+                    quant::countAtLeastIn(family, codes.data(), n, thresholds.data(), k, counts.data());
+                    QCOMPARE(counts, std::vector<std::uint32_t>(expected.begin(), expected.begin() + k));
+                }
+            }
+        }
+    }
+    // GPTQ's word transpose, blocks of 8 × 8 words and the edges around them.
+    for (std::size_t rows : { 1u, 2u, 4u, 8u, 9u, 16u, 32u, 33u }) {
+        for (std::size_t columns : { 1u, 7u, 8u, 9u, 16u, 17u }) {
+            const std::size_t rowBytes = 4 * columns + 12;
+            std::vector<std::uint8_t> src(rows * rowBytes);
+            for (auto &b : src)
+                b = static_cast<std::uint8_t>(rng());
+            std::vector<std::uint8_t> expected(4 * rows * columns);
+            for (std::size_t r = 0; r < rows; ++r)
+                for (std::size_t c = 0; c < columns; ++c)
+                    std::memcpy(expected.data() + c * 4 * rows + 4 * r, src.data() + r * rowBytes + 4 * c, 4);
+            for (ByteRunFamily family : families()) {
+                std::vector<std::uint8_t> dst(expected.size(), 0xA5);
+                quant::transposeWordsIn(family, src.data(), rowBytes, rows, columns, dst.data());
+                QCOMPARE(dst, expected);
             }
         }
     }
@@ -261,9 +297,11 @@ void tst_ByteGroups::analysis_data()
         { "gptq_v2 g16 odd outputs", [] { return gptq("l.q", 36, 64, 8, 16, true); } },
         { "gptq g8 many groups", [] { return gptq("l.q", 20, 512, 8, 8); } },
         { "gptq act-order", [] { return gptq("l.q", 32, 128, 8, 32, false, true); } },
+        { "gptq g128 two tiles", [] { return gptq("l.q", 300, 256, 8, 128); } }, // 256 + 44 outputs
         { "pack g64", [] { return packQuantized("l.p", 16, 128, 64, 8); } },
         { "pack g32 odd outputs", [] { return packQuantized("l.p", 13, 96, 32, 8); } },
         { "pack one group", [] { return packQuantized("l.p", 9, 64, 64, 8); } },
+        { "pack g32 zero points", [] { return withZeroPoints(packQuantized("l.p", 13, 96, 32, 8), 13, 3); } },
     };
     for (const Row &row : rows) {
         for (int edit = 0; edit < 4; ++edit)
@@ -294,6 +332,24 @@ void tst_ByteGroups::analysis()
     QVERIFY2(dq, error.c_str());
     const bool actOrder = QByteArray(QTest::currentDataTag()).contains("act-order");
     QCOMPARE(bool(dq->byteGroups()), !actOrder);
+    if (const auto g = dq->byteGroups()) { // a row's parameters as group by group
+        bool ownZeros = false; // pack-quantized zeros other than the symmetric 128
+        std::vector<float> rowScales(g->groups);
+        std::vector<std::int32_t> rowZeros(g->groups);
+        for (std::uint64_t o = 0; o < g->outputs; ++o) {
+            dq->byteRowParams(o, 0, g->groups, rowScales.data(), rowZeros.data());
+            for (std::uint64_t group = 0; group < g->groups; ++group) {
+                float scale = 0;
+                std::int32_t zero = 0;
+                dq->byteGroupParams(group, o, 1, &scale, &zero);
+                QCOMPARE(std::bit_cast<std::uint32_t>(rowScales[group]), std::bit_cast<std::uint32_t>(scale));
+                QCOMPARE(rowZeros[group], zero);
+                ownZeros = ownZeros || zero != 128;
+            }
+        }
+        if (QByteArray(QTest::currentDataTag()).contains("zero points"))
+            QVERIFY(ownZeros);
+    }
 
     std::vector<float> values(dq->elements());
     QVERIFY(dq->decodeGuarded(0, values.size(), values.data()));
