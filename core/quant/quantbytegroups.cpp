@@ -50,13 +50,13 @@ struct Worker {
     Worker(unsigned bins, std::uint64_t groupSize, std::uint64_t tile, std::uint64_t rowGroups)
         : binCounts(bins, 0)
         , columns(tile * groupSize)
+        , values(groupSize)
+        , thresholds(bins + 8)
+        , counts(bins + 8)
         , scales(tile)
         , zeros(tile)
         , rowScales(rowGroups)
         , rowZeros(rowGroups)
-        , values(groupSize)
-        , thresholds(bins + 8)
-        , counts(bins + 8)
     { }
     quant::ByteRunFamily family = quant::byteRunFamily(); // picked once
     StatsAccumulator acc;
@@ -100,9 +100,9 @@ struct Moments {
     // overlaps the next group's loads instead of waiting for its own reductions.
     struct Pending {
         quant::ByteColumnStats st;
-        std::uint64_t n;
-        float scale;
-        std::int32_t zero;
+        std::uint64_t n = 0;
+        float scale = 0;
+        std::int32_t zero = 0;
     } pending;
     bool hasPending = false;
 
