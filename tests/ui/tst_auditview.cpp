@@ -1,9 +1,10 @@
 #include "ui/audit/auditmodel.h"
 #include "ui/audit/auditview.h"
+#include "ui/common/elideatend.h"
 #include "ui/common/qtformat.h"
 #include "ui/common/statuscolors.h"
-#include "ui/document/diagnosticspane.h"
 #include "ui/document/checkpointview.h"
+#include "ui/document/diagnosticspane.h"
 #include "ui/histogram/histogrampane.h"
 #include "ui/shell/documentarea.h"
 #include "ui/shell/mainwindow.h"
@@ -77,6 +78,7 @@ private slots:
     void cancelLeavesNoResult();
     void selectionFollowsTheTree();
     void histogramAfterTheAudit();
+    void flagsCutAtTheirEnd();
     void flaggedOnlyKeepsTheSelection();
     void flagsHaveSeverities();
     void exportsWhatIsShown();
@@ -294,6 +296,22 @@ void tst_AuditView::selectionFollowsTheTree()
     QCOMPARE(m_audit->table()->currentIndex().data(AuditModel::NameRole).toString(), u"norm.zeros"_s);
     QCOMPARE(echoed.count(), 0);
     QCOMPARE(m_view->selectedPath(), u"norm.zeros"_s);
+}
+
+// Names are cut in the middle, flags at their end (cut in the middle, two flags ran together).
+void tst_AuditView::flagsCutAtTheirEnd()
+{
+    QCOMPARE(m_audit->table()->textElideMode(), Qt::ElideMiddle);
+    auto *delegate = dynamic_cast<ElideAtEndDelegate *>(
+        m_audit->table()->itemDelegateForColumn(AuditModel::FlagsColumn));
+    QVERIFY(delegate);
+    struct Probe : ElideAtEndDelegate {
+        using ElideAtEndDelegate::initStyleOption;
+    } probe;
+    QStyleOptionViewItem option;
+    option.textElideMode = Qt::ElideMiddle;
+    probe.initStyleOption(&option, QModelIndex());
+    QCOMPARE(option.textElideMode, Qt::ElideRight);
 }
 
 // The audit scans with the CLI's 10 bins, not the pane's: the pane scans a tensor it shows

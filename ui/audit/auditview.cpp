@@ -4,6 +4,7 @@
 #include "core/audit/auditreport.h"
 #include "core/text/naturalorder.h"
 #include "ui/audit/auditmodel.h"
+#include "ui/common/elideatend.h"
 #include "ui/common/qtformat.h"
 
 #include <QCheckBox>
@@ -24,7 +25,6 @@
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QStyle>
-#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -37,21 +37,6 @@
 using namespace Qt::StringLiterals;
 
 namespace stb {
-
-// The flags cut at the end, where names are cut in the middle: a list cut in its middle read
-// "constant (expected: initial norm values….weight (expected: initial norm values)", two flags
-// run together; the tooltip has them all.
-class FlagsDelegate : public QStyledItemDelegate {
-public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-
-protected:
-    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
-    {
-        QStyledItemDelegate::initStyleOption(option, index);
-        option->textElideMode = Qt::ElideRight;
-    }
-};
 
 // Name filter, "flagged only", numbers sorted as numbers and names in natural order.
 class AuditFilterModel : public QSortFilterProxyModel {
@@ -160,7 +145,9 @@ AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *pare
     header->setStretchLastSection(true);
     header->moveSection(header->visualIndex(AuditModel::FlagsColumn), 1);
     m_table->setTextElideMode(Qt::ElideMiddle);
-    m_table->setItemDelegateForColumn(AuditModel::FlagsColumn, new FlagsDelegate(m_table));
+    // The flags from their start: cut in the middle, two flags ran together ("constant
+    // (expected: initial norm values….weight (expected: initial norm values)").
+    m_table->setItemDelegateForColumn(AuditModel::FlagsColumn, new ElideAtEndDelegate(m_table));
     for (int c = 0; c < AuditModel::ColumnCount; ++c)
         header->resizeSection(c, naturalWidth(c));
 

@@ -1,11 +1,11 @@
 #include "ui/document/metadatapane.h"
 
+#include "ui/common/elideatend.h"
 #include "ui/common/longtext.h"
 #include "ui/common/qtformat.h"
 
 #include <QAction>
 #include <QHeaderView>
-#include <QStyledItemDelegate>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -29,20 +29,6 @@ constexpr qsizetype kMaxTipChars = 4000; // tooltips of huge values stay readabl
 // Larger JSON values are shown as text: their tree would be millions of rows.
 constexpr std::size_t kMaxUnfoldBytes = 1 << 20;
 constexpr int kLongTextRole = Qt::UserRole + 1; // index into m_long
-
-// Keys are cut at their end: shard names differ early ("model-00001-of-…"), not in the middle
-// where the values (paths) are cut.
-class KeyDelegate : public QStyledItemDelegate {
-public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-
-protected:
-    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
-    {
-        QStyledItemDelegate::initStyleOption(option, index);
-        option->textElideMode = Qt::ElideRight;
-    }
-};
 
 QTreeWidgetItem *addItem(QTreeWidgetItem *parent, const QString &key, const QString &value)
 {
@@ -69,7 +55,9 @@ MetadataPane::MetadataPane(QWidget *parent)
     m_tree->header()->resizeSection(0, 260);
     // A path keeps its file name in sight, a size its bytes' end; the tooltip has it all.
     m_tree->setTextElideMode(Qt::ElideMiddle);
-    m_tree->setItemDelegateForColumn(0, new KeyDelegate(m_tree));
+    // Keys from their start: shard names differ early ("model-00001-of-…"), not in the middle
+    // where the values (paths) are cut.
+    m_tree->setItemDelegateForColumn(0, new ElideAtEndDelegate(m_tree));
     m_tree->setContextMenuPolicy(Qt::ActionsContextMenu);
     auto *whole = new QAction(tr("Show Whole Value"), m_tree);
     m_tree->addAction(whole);
