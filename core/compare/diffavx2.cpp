@@ -1,7 +1,7 @@
-// The AVX2 loop of diffavx2.h: four elements a step, the sums' four lanes (diffsums.h) in one
-// vector per sum, the counters in vectors, the maximum's in-order update only where a value
-// passes it. No FMA: the target is plain "avx2", so each product is rounded before its addition,
-// as in the scalar loop.
+// The AVX2 loop of diffavx2.h: eight elements a round in two steps of four, the sums' four lanes
+// (diffsums.h) in one vector per sum, the counters in vectors, one finiteness test per round on
+// the floats before they are widened, the maximum's in-order update only where a value passes it. No FMA: the
+// target is plain "avx2", so each product is rounded before its addition, as in the scalar loop.
 #include "core/compare/diffavx2.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -15,11 +15,16 @@ namespace stb::diff::avx2 {
 
 namespace {
 
-// Elements [i, i + 4) as doubles, exactly as F32Values / BF16Values give them.
+// Elements [i, i + 4) as doubles, and [i, i + 8) as floats, exactly as F32Values / BF16Values
+// give them.
 struct F32Lanes {
     STB_DIFF_AVX2 static __m256d load(const std::byte *p, std::uint64_t i)
     {
         return _mm256_cvtps_pd(_mm_loadu_ps(reinterpret_cast<const float *>(p + 4 * i)));
+    }
+    STB_DIFF_AVX2 static __m256 load8(const std::byte *p, std::uint64_t i)
+    {
+        return _mm256_loadu_ps(reinterpret_cast<const float *>(p + 4 * i));
     }
     using Values = F32Values;
 };
@@ -30,8 +35,32 @@ struct BF16Lanes {
         const __m128i bits = _mm_slli_epi32(_mm_cvtepu16_epi32(codes), 16);
         return _mm256_cvtps_pd(_mm_castsi128_ps(bits));
     }
+    STB_DIFF_AVX2 static __m256 load8(const std::byte *p, std::uint64_t i)
+    {
+        const __m128i codes = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 2 * i));
+        return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(codes), 16));
+    }
     using Values = BF16Values;
 };
+
+// Whether any of 8 floats of either side is NaN or infinite: x - x is 0 for a finite x and NaN
+// otherwise, and a NaN stays NaN through the addition.
+STB_DIFF_AVX2 inline bool anyNonFinite(__m256 a, __m256 b)
+{
+    const __m256 check = _mm256_add_ps(_mm256_sub_ps(a, a), _mm256_sub_ps(b, b));
+    return _mm256_movemask_ps(_mm256_cmp_ps(check, check, _CMP_UNORD_Q)) != 0;
+}
+
+// The maximum's update in element order: each finite lane of `diff` (elements i to i + 3) above it.
+STB_DIFF_AVX2 inline void raiseMaximum(__m256d diff, unsigned finiteLanes, std::uint64_t i, DiffSums &t)
+{
+    alignas(32) double d[4];
+    _mm256_store_pd(d, diff);
+    for (int k = 0; k < 4; ++k) {
+        if ((finiteLanes >> k & 1) && d[k] > t.maxAbs)
+            t.maxAbs = d[k], t.argmax = i + static_cast<std::uint64_t>(k);
+    }
+}
 
 // The sums' kSumLanes lanes as named registers (arrays of them were kept on the stack), and
 // the finite pairs' counters. (Eight lanes in two vectors per sum needed more than AVX2's 16
@@ -44,16 +73,18 @@ struct Counters {
     std::uint64_t compared = 0;
 };
 
-// Four elements at i (lanes 0 to 3) into `h`. Masked: some pair is NaN or infinite; those add nothing to the
-// sums (addPair counts them, one at a time) and the others are masked. A masked term is +0.0,
-// which leaves a sum unchanged: starting at +0.0, a sum is never -0.0. Without Tolerance (atol
-// and rtol 0) a finite pair is out of tolerance exactly when it differs: counted once, at the end.
+// Four elements at i (lanes 0 to 3), whose values are ar and br, into `h`; returns their |a - b|
+// (0 where masked). Masked: some pair is NaN or infinite; those add nothing to the sums (addPair
+// counts them, one at a time) and the others are masked, and the maximum is raised here (the
+// caller raises it otherwise, for two steps at once). A masked term is +0.0, which leaves a sum
+// unchanged: starting at +0.0, a sum is never -0.0. Without Tolerance (atol and rtol 0) a finite
+// pair is out of tolerance exactly when it differs: counted once, at the end.
 template<typename Lanes, bool Masked, bool Tolerance>
-[[gnu::always_inline]] STB_DIFF_AVX2 inline void step(const std::byte *a, const std::byte *b, std::uint64_t i,
-    __m256d atols, __m256d rtols, double atol, double rtol, Sums &h, Counters &c, DiffSums &t)
+[[gnu::always_inline]] STB_DIFF_AVX2 inline __m256d step(const std::byte *a, const std::byte *b,
+    std::uint64_t i, __m256d ar, __m256d br, __m256d atols, __m256d rtols, double atol, double rtol, Sums &h,
+    Counters &c, DiffSums &t)
 {
     const __m256d absMask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFll));
-    const __m256d ar = Lanes::load(a, i), br = Lanes::load(b, i);
     const __m256d magB = _mm256_and_pd(br, absMask);
     const __m256d dr = _mm256_sub_pd(ar, br);
     __m256d diff = _mm256_and_pd(dr, absMask);
@@ -80,13 +111,9 @@ template<typename Lanes, bool Masked, bool Tolerance>
             out = _mm256_and_pd(out, finite);
         c.outOfTolerance = _mm256_sub_epi64(c.outOfTolerance, _mm256_castpd_si256(out));
     }
-    if (_mm256_movemask_pd(_mm256_cmp_pd(diff, _mm256_set1_pd(t.maxAbs), _CMP_GT_OQ))) [[unlikely]] {
-        alignas(32) double d[4];
-        _mm256_store_pd(d, diff);
-        for (int k = 0; k < 4; ++k) {
-            if ((finiteLanes >> k & 1) && d[k] > t.maxAbs)
-                t.maxAbs = d[k], t.argmax = i + static_cast<std::uint64_t>(k);
-        }
+    if constexpr (Masked) {
+        if (_mm256_movemask_pd(_mm256_cmp_pd(diff, _mm256_set1_pd(t.maxAbs), _CMP_GT_OQ)))
+            raiseMaximum(diff, finiteLanes, i, t);
     }
     __m256d sqDiff = _mm256_mul_pd(dr, dr), sqA = _mm256_mul_pd(ar, ar), sqB = _mm256_mul_pd(br, br),
             dot = _mm256_mul_pd(ar, br);
@@ -99,6 +126,7 @@ template<typename Lanes, bool Masked, bool Tolerance>
     h.sumSqA = _mm256_add_pd(h.sumSqA, sqA);
     h.sumSqB = _mm256_add_pd(h.sumSqB, sqB);
     h.dot = _mm256_add_pd(h.dot, dot);
+    return diff;
 }
 
 // The sums into their lanes.
@@ -138,15 +166,35 @@ STB_DIFF_AVX2 void measure(const std::byte *a, const std::byte *b, std::uint64_t
     DiffSums t; // the vector steps' maximum and their non-finite pairs' counters
     const std::uint64_t end = first + count;
     std::uint64_t i = first;
-    for (; i + kSumLanes <= end; i += kSumLanes) {
-        // All finite (the usual case) without the masks: x - x is 0 for a finite x and NaN for
-        // NaN and ±Inf, and a NaN stays NaN through the addition.
+    // Eight elements a round, two steps into the same four lanes (so in the lanes' order): one
+    // finiteness test on the 8 floats of each side, one test of the maximum.
+    __m256d best = _mm256_set1_pd(t.maxAbs);
+    for (; i + 2 * kSumLanes <= end; i += 2 * kSumLanes) {
+        const __m256 fa = Lanes::load8(a, i), fb = Lanes::load8(b, i);
+        const __m256d a0 = _mm256_cvtps_pd(_mm256_castps256_ps128(fa)),
+                      a1 = _mm256_cvtps_pd(_mm256_extractf128_ps(fa, 1));
+        const __m256d b0 = _mm256_cvtps_pd(_mm256_castps256_ps128(fb)),
+                      b1 = _mm256_cvtps_pd(_mm256_extractf128_ps(fb, 1));
+        if (!anyNonFinite(fa, fb)) [[likely]] {
+            const __m256d d0
+                = step<Lanes, false, Tolerance>(a, b, i, a0, b0, atols, rtols, atol, rtol, sums, c, t);
+            const __m256d d1
+                = step<Lanes, false, Tolerance>(a, b, i + 4, a1, b1, atols, rtols, atol, rtol, sums, c, t);
+            if (_mm256_movemask_pd(_mm256_cmp_pd(_mm256_max_pd(d0, d1), best, _CMP_GT_OQ))) [[unlikely]] {
+                raiseMaximum(d0, 0xF, i, t);
+                raiseMaximum(d1, 0xF, i + 4, t);
+                best = _mm256_set1_pd(t.maxAbs);
+            }
+        } else {
+            step<Lanes, true, Tolerance>(a, b, i, a0, b0, atols, rtols, atol, rtol, sums, c, t);
+            step<Lanes, true, Tolerance>(a, b, i + 4, a1, b1, atols, rtols, atol, rtol, sums, c, t);
+            best = _mm256_set1_pd(t.maxAbs);
+        }
+    }
+    if (i + kSumLanes <= end) { // four more
         const __m256d a0 = Lanes::load(a, i), b0 = Lanes::load(b, i);
-        const __m256d check = _mm256_add_pd(_mm256_sub_pd(a0, a0), _mm256_sub_pd(b0, b0));
-        if (!_mm256_movemask_pd(_mm256_cmp_pd(check, check, _CMP_UNORD_Q))) [[likely]]
-            step<Lanes, false, Tolerance>(a, b, i, atols, rtols, atol, rtol, sums, c, t);
-        else
-            step<Lanes, true, Tolerance>(a, b, i, atols, rtols, atol, rtol, sums, c, t);
+        step<Lanes, true, Tolerance>(a, b, i, a0, b0, atols, rtols, atol, rtol, sums, c, t);
+        i += kSumLanes;
     }
     // The vectors' lanes, then the last elements into theirs, folded as the scalar loop folds.
     DiffSums lanes[kSumLanes];

@@ -300,6 +300,8 @@ private slots:
         QTest::newRow("BF16, tolerances") << true << true << 0 << 100000;
         QTest::newRow("F32, fewer than four") << false << true << 5 << 3;
         QTest::newRow("BF16, two steps and a tail of three") << true << false << 2 << 11;
+        QTest::newRow("F32, two steps, one more and a tail of one") << false << false << 1 << 13;
+        QTest::newRow("BF16, one step only") << true << true << 0 << 4;
     }
     void avx2SumsMatchScalar()
     {
