@@ -380,12 +380,13 @@ void CheckpointView::createPanes()
             = m_histogram->cache().find(m_checkpoint->tensors()[tensor].info, m_histogram->bins());
         if (analysis)
             return &analysis->stats;
-        // An audit's statistics of the tensor's stored values (not of a quantized weight's).
-        if (tensor < m_auditEntryOfTensor.size() && m_auditEntryOfTensor[tensor] >= 0)
-            return &m_audit->model()
-                        ->result()
-                        .entries[std::size_t(m_auditEntryOfTensor[tensor])]
-                        .analysis.stats;
+        // An audit's statistics of the tensor's stored values (not of a quantized weight's),
+        // while the entries the index was built from are still the model's.
+        const auto &entries = m_audit->model()->result().entries;
+        if (tensor < m_auditEntryOfTensor.size() && m_auditEntryOfTensor[tensor] >= 0
+            && std::size_t(m_auditEntryOfTensor[tensor]) < entries.size()
+            && entries[std::size_t(m_auditEntryOfTensor[tensor])].tensor == tensor)
+            return &entries[std::size_t(m_auditEntryOfTensor[tensor])].analysis.stats;
         return nullptr;
     });
     m_panes->addTab(m_depth, tr("Depth"));
