@@ -3,15 +3,16 @@
 // double with plain two-pass code, histograms by comparing with long double edges (where they lie
 // is layoutBins', tested in tst_binlayout). Then chunking
 // and threads, accuracy on 10^8 values, cancel, content digests, SHA-256 and truncated files.
-#include "core/stats/kernels/avx512.h"
-#include "core/stats/kernels/valuescan.h"
+#include "core/format/writer.h"
 #include "core/io/filedigest.h"
 #include "core/io/mappedfile.h"
 #include "core/io/safetensorsfile.h"
 #include "core/stats/binlayout.h"
+#include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/portableblocks.h"
+#include "core/stats/kernels/valuescan.h"
 #include "core/stats/statsaccumulator.h"
 #include "core/stats/tensoranalyzer.h"
-#include "core/format/writer.h"
 #include "tests/support/statscompare.h"
 
 #include <QByteArray>
@@ -560,6 +561,8 @@ private slots:
     void kernelFamiliesAgree();
     void avx2MatchesGenericVectors_data();
     void avx2MatchesGenericVectors();
+    void avx2BF16BlockMatchesWidened_data();
+    void avx2BF16BlockMatchesWidened();
     void accuracyLargeMean();
     void withoutHistogram_data();
     void withoutHistogram();
@@ -924,11 +927,13 @@ void tst_TensorStats::kernelFamiliesAgree()
     QCOMPARE(portable->digest, wide->digest);
 }
 
-// F32 tensors with NaN, both infinities, both zeros and subnormals (in whole blocks of the vector
-// kernels and in ragged ends), all-finite ones (pass 2 then trusts pass 1's block ranges), odd
-// lengths, and bins counted by threshold (10), by float index (17, 64, 1000) and with outliers.
+// F32 and BF16 tensors with NaN, both infinities, both zeros and subnormals (in whole blocks of
+// the vector kernels and in ragged ends), all-finite ones (pass 2 then trusts pass 1's block
+// ranges), odd lengths, and bins counted by threshold (10), by float index (17, 64, 1000) and
+// with outliers. BF16 codes are the F32 codes' upper halves (so NaN, Inf and subnormals stay).
 void tst_TensorStats::avx2MatchesGenericVectors_data()
 {
+    QTest::addColumn<DType>("dtype");
     QTest::addColumn<QByteArray>("bytes");
     QTest::addColumn<quint64>("elements");
     QTest::addColumn<unsigned>("bins");
@@ -952,14 +957,40 @@ void tst_TensorStats::avx2MatchesGenericVectors_data()
             codes[i] = i % 3 == 0 ? 0x80000000 : i % 3 == 1 ? 0x00000003 : 0x80000010;
         return codes;
     };
-    for (const quint64 n : { quint64(2 * kChunk + 1001), quint64(8193), quint64(513) }) {
-        const QByteArray finite = pack(DType::F32, normalF32(n, 31, false));
-        const QByteArray specials = pack(DType::F32, withSpecials(normalF32(n, 32, false)));
-        const QByteArray tiny = pack(DType::F32, withTiny(normalF32(n, 33, false, 0.0f)));
-        for (unsigned bins : { 10u, 17u, 64u, 1000u }) {
-            QTest::addRow("%llu finite, %u bins", n, bins) << finite << n << bins;
-            QTest::addRow("%llu NaN Inf zeros subnormals, %u bins", n, bins) << specials << n << bins;
-            QTest::addRow("%llu zeros subnormals, %u bins", n, bins) << tiny << n << bins;
+    auto upperHalves = [](std::vector<std::uint64_t> codes) {
+        for (auto &code : codes)
+            code >>= 16;
+        return codes;
+    };
+    // Magnitudes from 2^-40 to 2^40: sums that round, so the order of every addition shows (sums
+    // of BF16 values of a narrow range are exact in double in any order).
+    auto wideRange = [](std::size_t n) {
+        std::mt19937_64 rng(34);
+        std::vector<std::uint64_t> codes(n);
+        for (auto &code : codes) {
+            const std::uint64_t r = rng();
+            code = (r & 0x807FFFFF) | (((r >> 32) % 81 + 87) << 23); // biased exponent 87..167
+        }
+        return codes;
+    };
+    for (DType dtype : { DType::F32, DType::BF16 }) {
+        const char *name = dtypeName(dtype).data();
+        auto packed = [&](const std::vector<std::uint64_t> &f32) {
+            return pack(dtype, dtype == DType::F32 ? f32 : upperHalves(f32));
+        };
+        for (const quint64 n : { quint64(2 * kChunk + 1001), quint64(8193), quint64(513) }) {
+            const QByteArray finite = packed(normalF32(n, 31, false));
+            const QByteArray specials = packed(withSpecials(normalF32(n, 32, false)));
+            const QByteArray tiny = packed(withTiny(normalF32(n, 33, false, 0.0f)));
+            const QByteArray wide = packed(wideRange(n));
+            for (unsigned bins : { 10u, 17u, 64u, 1000u }) {
+                QTest::addRow("%s %llu wide range, %u bins", name, n, bins) << dtype << wide << n << bins;
+                QTest::addRow("%s %llu finite, %u bins", name, n, bins) << dtype << finite << n << bins;
+                QTest::addRow("%s %llu NaN Inf zeros subnormals, %u bins", name, n, bins)
+                    << dtype << specials << n << bins;
+                QTest::addRow("%s %llu zeros subnormals, %u bins", name, n, bins)
+                    << dtype << tiny << n << bins;
+            }
         }
     }
 }
@@ -969,6 +1000,7 @@ void tst_TensorStats::avx2MatchesGenericVectors_data()
 // bit-identical, mean and std included.
 void tst_TensorStats::avx2MatchesGenericVectors()
 {
+    QFETCH(DType, dtype);
     QFETCH(QByteArray, bytes);
     QFETCH(quint64, elements);
     QFETCH(unsigned, bins);
@@ -979,9 +1011,9 @@ void tst_TensorStats::avx2MatchesGenericVectors()
     kernels::avx512::setEnabled(false);
     for (unsigned threads : { 1u, 2u }) {
         kernels::avx2::setEnabled(true);
-        const auto avx2 = analyze(DType::F32, bytes, elements, bins, threads);
+        const auto avx2 = analyze(dtype, bytes, elements, bins, threads);
         kernels::avx2::setEnabled(false);
-        const auto generic = analyze(DType::F32, bytes, elements, bins, threads);
+        const auto generic = analyze(dtype, bytes, elements, bins, threads);
         QVERIFY(avx2 && generic);
         const TensorStats &a = avx2->stats, &b = generic->stats;
         compareCountsAndExtremes(a, b);
@@ -996,14 +1028,68 @@ void tst_TensorStats::avx2MatchesGenericVectors()
         // And both as the test's own long double reference has them.
         std::vector<double> values(elements);
         for (std::size_t i = 0; i < elements; ++i) {
-            float v;
-            std::memcpy(&v, bytes.constData() + 4 * i, 4);
-            values[i] = v;
+            std::uint32_t bits = 0;
+            if (dtype == DType::F32) {
+                std::memcpy(&bits, bytes.constData() + 4 * i, 4);
+            } else {
+                std::uint16_t code;
+                std::memcpy(&code, bytes.constData() + 2 * i, 2);
+                bits = std::uint32_t(code) << 16;
+            }
+            values[i] = std::bit_cast<float>(bits);
         }
-        verify(*avx2, referenceStats(values, bins, DType::F32), DType::F32);
+        verify(*avx2, referenceStats(values, bins, dtype), dtype);
         if (QTest::currentTestFailed())
             return;
     }
+}
+
+// The AVX2 BF16 block kernel, which widens codes in registers and in an order of its own, against
+// the AVX2 F32 block kernel on the block widened (bit-identical to the generic vectors, above),
+// sum and squares compared bit for bit: on magnitudes of 2^-60 to 2^60 every addition rounds,
+// so a value added into another lane or out of turn shows, where whole tensors' mean and std
+// mostly hide it.
+void tst_TensorStats::avx2BF16BlockMatchesWidened_data()
+{
+    QTest::addColumn<unsigned>("seed");
+    QTest::addColumn<unsigned>("specials"); // 0: none, 1: zeros and subnormals, 2: a NaN, 3: an Inf
+    for (unsigned seed = 1; seed <= 8; ++seed)
+        for (unsigned specials = 0; specials < 4; ++specials)
+            QTest::addRow("seed %u specials %u", seed, specials) << seed << specials;
+}
+
+void tst_TensorStats::avx2BF16BlockMatchesWidened()
+{
+    QFETCH(unsigned, seed);
+    QFETCH(unsigned, specials);
+    if (!kernels::avx2::supported())
+        QSKIP("this CPU has no AVX2");
+    using kernels::portable::kBlock;
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint16_t> codes(kBlock);
+    for (auto &code : codes) {
+        const std::uint64_t r = rng();
+        code = static_cast<std::uint16_t>((r & 0x807F) | (((r >> 32) % 121 + 67) << 7)); // exponent 67..187
+    }
+    const std::uint16_t extra[] = { 0x0000, 0x8000, 0x0001, 0x807F, 0x7FC0, 0xFF80 };
+    for (std::size_t i = seed; specials && i < kBlock; i += 37)
+        codes[i] = specials == 1 ? extra[i % 4] : extra[specials + 2];
+    alignas(32) float widened[kBlock];
+    for (std::size_t i = 0; i < kBlock; ++i)
+        widened[i] = std::bit_cast<float>(std::uint32_t(codes[i]) << 16);
+    const double shift = widened[1];
+    kernels::portable::BlockMoments a {}, b {};
+    const bool okA
+        = kernels::avx2::momentsBlockBF16(reinterpret_cast<const std::byte *>(codes.data()), shift, a);
+    const bool okB = kernels::avx2::momentsBlock(reinterpret_cast<const std::byte *>(widened), shift, b);
+    QCOMPARE(okA, okB);
+    QCOMPARE(okA, specials < 2);
+    if (!okA)
+        return; // the scalar code redoes such a block
+    QVERIFY2(sameBits(a.sum, b.sum), describe("sum", a.sum, b.sum));
+    QVERIFY2(sameBits(a.squares, b.squares), describe("squares", a.squares, b.squares));
+    QVERIFY2(sameBits(a.min, b.min) && sameBits(a.max, b.max) && sameBits(a.absMax, b.absMax), "extremes");
+    QCOMPARE(a.zeros, b.zeros);
 }
 
 void tst_TensorStats::withoutHistogram_data()

@@ -106,6 +106,18 @@ template<typename Load> const std::byte *floatBlock(const std::byte *p, float *b
     }
 }
 
+// Pass 1's block kernel: AVX2 reads BF16 codes directly, the generic vectors a widened copy.
+template<typename Load>
+bool momentsOf(const std::byte *p, double shift, bool useAvx2, float *buffer, BlockMoments &out)
+{
+    if constexpr (std::is_same_v<Load, LoadBF16>) {
+        if (useAvx2)
+            return avx2::momentsBlockBF16(p, shift, out);
+    }
+    const std::byte *block = floatBlock<Load>(p, buffer);
+    return useAvx2 ? avx2::momentsBlock(block, shift, out) : momentsBlock(block, shift, out);
+}
+
 template<typename Load>
 void scanFloats(
     const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc, BlockRange *ranges)
@@ -125,8 +137,7 @@ void scanFloats(
     for (; i + kBlock <= n; i += kBlock) {
         prefetchAhead(p + size * i, size * kBlock);
         BlockMoments b;
-        const std::byte *block = floatBlock<Load>(p + size * i, buffer);
-        if (useAvx2 ? avx2::momentsBlock(block, shift, b) : momentsBlock(block, shift, b)) {
+        if (momentsOf<Load>(p + size * i, shift, useAvx2, buffer, b)) {
             sum += b.sum;
             squares += b.squares;
             mn = std::min(mn, b.min);

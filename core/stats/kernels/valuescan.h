@@ -42,10 +42,10 @@ bool addRowsToColumns(DType dtype, const std::byte *p, std::size_t rowBytes, std
     float *lo, float *hi, double *sum, bool fresh);
 } // namespace avx512
 
-// The portable family's kernel on CPUs with AVX2 and F16C (kernels/valuescanavx2.cpp); where
+// The portable family's kernel on CPUs with AVX2, FMA and F16C (kernels/valuescanavx2.cpp); where
 // they are missing, GCC's generic vectors in valuescan.cpp. addRowsToColumns above picks it.
 namespace avx2 {
-bool supported(); // the CPU has AVX2 and F16C
+bool supported(); // the CPU has AVX2, FMA and F16C
 bool enabled();   // supported and not switched off
 // Tests switch it off to run (and compare with) the generic vectors on the same CPU.
 void setEnabled(bool on);

@@ -35,10 +35,12 @@ std::atomic<bool> &enabledFlag()
 
 bool supported()
 {
-    // F16C by CPUID (leaf 1, ECX): clang's __builtin_cpu_supports does not know "f16c".
+    // FMA for portableavx2.cpp's exact adds. F16C by CPUID (leaf 1, ECX): clang's __builtin_cpu_supports does
+    // not know "f16c".
     static const bool has = [] {
         unsigned a = 0, b = 0, c = 0, d = 0;
-        return __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+            && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
     }();
     return has;
 }
