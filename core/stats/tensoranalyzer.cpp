@@ -52,6 +52,10 @@ struct PassContext {
     std::vector<Worker> &workers;
     std::vector<std::uint64_t> &digests;      // pass 1: each chunk's XXH3; empty: none wanted
     std::vector<kernels::BlockRange> &ranges; // the tensor's block ranges; empty: none
+    // Pass 1's statistics chunk by chunk (empty when codes are counted), merged in chunk order
+    // afterwards: merged per worker, in the order the workers happened to take chunks, the last
+    // bits of mean and std changed from run to run where sums round.
+    std::vector<StatsAccumulator> &chunkStats;
     std::stop_token stop;
     const ProgressFn &progress;
     std::uint64_t progressTotal; // bytes of both passes
@@ -71,7 +75,7 @@ void runChunk(const PassContext &pass, const kernels::BinPlan *plan, Worker &wor
     if (worker.counter)
         worker.counter->add(data, first, n);
     else
-        kernels::scanValues(pass.dtype, data, first, n, worker.acc, ranges);
+        kernels::scanValues(pass.dtype, data, first, n, pass.chunkStats[chunk], ranges);
     if (!pass.digests.empty()) {
         const unsigned bits = dtypeBits(pass.dtype);
         const std::uint64_t begin = first * bits / 8, end = (first + n) * bits / 8;
@@ -176,9 +180,14 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
         && (dtype == DType::F32 || dtype == DType::BF16 || kernels::hasAvx512Kernels(dtype))
         && blocks <= (1u << 21);
     std::vector<kernels::BlockRange> ranges(useRanges ? blocks : 0);
-    const PassContext pass{dtype, bytes, elements, workers, digests, ranges, stop, progress, total};
+    // 112 bytes a chunk of 2^18 values: 10 MiB for a tensor of 100 GB.
+    std::vector<StatsAccumulator> chunkStats(counted ? 0 : chunks);
+    const PassContext pass { dtype, bytes, elements, workers, digests, ranges, chunkStats, stop, progress,
+        total };
     if (!runPass(pass, nullptr))
         return std::nullopt;
+    for (const StatsAccumulator &chunk : chunkStats)
+        workers.front().acc.merge(chunk);
 
     TensorAnalysis result;
     if (counted) {

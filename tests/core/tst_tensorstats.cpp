@@ -563,6 +563,7 @@ private slots:
     void avx2MatchesGenericVectors();
     void avx2BF16BlockMatchesWidened_data();
     void avx2BF16BlockMatchesWidened();
+    void sameBitsOnAnyThreadCount();
     void accuracyLargeMean();
     void withoutHistogram_data();
     void withoutHistogram();
@@ -1090,6 +1091,36 @@ void tst_TensorStats::avx2BF16BlockMatchesWidened()
     QVERIFY2(sameBits(a.squares, b.squares), describe("squares", a.squares, b.squares));
     QVERIFY2(sameBits(a.min, b.min) && sameBits(a.max, b.max) && sameBits(a.absMax, b.absMax), "extremes");
     QCOMPARE(a.zeros, b.zeros);
+}
+
+// Mean and std of values whose sums round (magnitudes 2^-40 to 2^40, F32 and BF16), on 1, 2 and 3
+// threads, five times each: the same bits every time, so that an audit's output can be
+// compared between runs and machines with as many cores.
+void tst_TensorStats::sameBitsOnAnyThreadCount()
+{
+    const std::size_t n = 6 * kChunk + 77;
+    std::mt19937_64 rng(35);
+    std::vector<std::uint64_t> f32(n), bf16(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t r = rng();
+        f32[i] = (r & 0x807FFFFF) | (((r >> 32) % 81 + 87) << 23);
+        bf16[i] = f32[i] >> 16;
+    }
+    for (const auto &[dtype, codes] : { std::pair(DType::F32, f32), std::pair(DType::BF16, bf16) }) {
+        const QByteArray bytes = pack(dtype, codes);
+        const auto first = analyze(dtype, bytes, n, 10, 1);
+        QVERIFY(first);
+        for (int run = 0; run < 5; ++run) {
+            for (unsigned threads : { 1u, 2u, 3u }) {
+                const auto again = analyze(dtype, bytes, n, 10, threads);
+                QVERIFY(again);
+                QVERIFY2(sameBits(again->stats.mean, first->stats.mean),
+                    describe("mean", again->stats.mean, first->stats.mean));
+                QVERIFY2(sameBits(again->stats.std, first->stats.std),
+                    describe("std", again->stats.std, first->stats.std));
+            }
+        }
+    }
 }
 
 void tst_TensorStats::withoutHistogram_data()
