@@ -59,6 +59,34 @@ private slots:
         }
     }
 
+    // Control and bidi characters in keys and values show escaped, as in tensor names: an
+    // escape sequence or a newline showed as boxes or broke the one-line cell; a value of
+    // nothing but controls is still held to the shown length.
+    void controlCharactersEscaped()
+    {
+        QTemporaryDir dir;
+        const std::string path = (dir.path() + u"/c.safetensors"_s).toStdString();
+        const Metadata metadata = { { "note", "\x1b[31mred\nline\u202Eevil" }, { "key\ttab", "v" },
+            { "flood", std::string(5000, '\x07') } };
+        const std::vector<TensorSpec> specs = { { "x", DType::U8, { 1 } } };
+        std::string error;
+        QVERIFY(writeFile(
+            path, specs, std::vector<std::vector<std::byte>> { { std::byte { 1 } } }, metadata, error));
+        const auto checkpoint = Checkpoint::open(path, error);
+        QVERIFY(checkpoint);
+        MetadataPane pane;
+        pane.showFile(*checkpoint, 0);
+        QTreeWidgetItem *note = findItem(pane.tree(), u"note"_s);
+        QVERIFY(note);
+        QCOMPARE(note->text(1), u"\\x1b[31mred\\x0aline\\u202eevil"_s);
+        QTreeWidgetItem *tab = findItem(pane.tree(), u"key\\x09tab"_s);
+        QVERIFY(tab);
+        QCOMPARE(tab->text(1), u"v"_s);
+        QTreeWidgetItem *flood = findItem(pane.tree(), u"flood"_s);
+        QVERIFY(flood);
+        QCOMPARE(flood->text(1), u"\\x07"_s.repeated(250) + u" … (4,000 more bytes)"_s);
+    }
+
     // In the pane of a 1024 px window (about 400 px) the keys take what they need, at most 2/5,
     // and the values are whole: "15.0 GiB (16,060,556,576 bytes)" was cut behind a 260 px key
     // column. A long key is held to 2/5 and cut in the middle.

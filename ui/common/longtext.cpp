@@ -29,11 +29,15 @@ std::size_t characterBoundary(std::string_view text, std::size_t at)
 
 QString elidedText(std::string_view utf8, std::size_t limit)
 {
-    if (utf8.size() <= limit)
-        return toQString(utf8);
-    const std::size_t cut = characterBoundary(utf8, limit);
-    return toQString(utf8.substr(0, cut))
-        + QObject::tr(" … (%1 more bytes)").arg(countText(utf8.size() - cut));
+    // Control and bidi characters escaped as in names: a value with an escape sequence or a
+    // newline showed boxes, or broke a one-line cell. The escapes can lengthen the text: it
+    // is cut again, to `limit` characters.
+    const std::size_t cut = utf8.size() <= limit ? utf8.size() : characterBoundary(utf8, limit);
+    bool longer = false;
+    QString shown = escapedControls(toQString(utf8.substr(0, cut)), qsizetype(limit), &longer);
+    if (cut < utf8.size())
+        return shown + QObject::tr(" … (%1 more bytes)").arg(countText(utf8.size() - cut));
+    return longer ? shown + u'…' : shown;
 }
 
 void showFullText(QWidget *parent, const QString &title, std::string_view utf8)

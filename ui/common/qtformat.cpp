@@ -69,13 +69,10 @@ std::string pathFromQString(const QString &path)
     return pathFromUtf16(path.toStdU16String());
 }
 
-QString shownName(std::string_view name, qsizetype maxChars)
+QString escapedControls(const QString &text, qsizetype maxChars, bool *cut)
 {
     // The characters core's escapeText escapes (C0, DEL, C1, bidi controls) as \xNN or \uXXXX;
-    // quotes and backslashes stay as they are, which a label (unlike a terminal) can show. Invalid
-    // UTF-8 becomes U+FFFD. A prefix is enough: each byte gives at most one character.
-    const std::size_t bytes = std::min<std::size_t>(name.size(), std::size_t(maxChars) * 4 + 4);
-    const QString text = toQString(name.substr(0, bytes));
+    // quotes and backslashes stay as they are, which a label (unlike a terminal) can show.
     QString shown;
     for (const QChar c : text) {
         const char16_t u = c.unicode();
@@ -87,10 +84,24 @@ QString shownName(std::string_view name, qsizetype maxChars)
             shown += u"\\x%1"_s.arg(uint(u), 2, 16, QChar(u'0'));
         else
             shown += u"\\u%1"_s.arg(uint(u), 4, 16, QChar(u'0'));
-        if (shown.size() > maxChars)
-            return shown.left(maxChars) + u'…';
+        if (shown.size() > maxChars) {
+            if (cut)
+                *cut = true;
+            return shown.left(maxChars);
+        }
     }
-    return bytes < name.size() ? shown + u'…' : shown;
+    if (cut)
+        *cut = false;
+    return shown;
+}
+
+QString shownName(std::string_view name, qsizetype maxChars)
+{
+    // Invalid UTF-8 becomes U+FFFD. A prefix is enough: each byte gives at most one character.
+    const std::size_t bytes = std::min<std::size_t>(name.size(), std::size_t(maxChars) * 4 + 4);
+    bool cut = false;
+    const QString shown = escapedControls(toQString(name.substr(0, bytes)), maxChars, &cut);
+    return cut || bytes < name.size() ? shown + u'…' : shown;
 }
 
 } // namespace stb

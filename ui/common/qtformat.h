@@ -38,5 +38,8 @@ std::string pathFromQString(const QString &path);
 // at most `maxChars` characters (then cut with "…"), so a hostile name neither lays out
 // megabytes, breaks lines nor reorders the text around it.
 QString shownName(std::string_view name, qsizetype maxChars = 120);
+// `text` with those characters escaped, at most `maxChars` characters of the result (`cut` says
+// whether more would have followed).
+QString escapedControls(const QString &text, qsizetype maxChars, bool *cut = nullptr);
 
 } // namespace stb
