@@ -238,13 +238,25 @@ struct Analysis {
         workers.reserve(threads);
         for (unsigned i = 0; i < threads; ++i)
             workers.emplace_back(bins, dq, decodes);
+        rangeStats.resize((elements + unit - 1) / unit);
     }
     std::uint64_t elements, unit;
     std::vector<Worker> workers;
+    // Pass 1's statistics range by range, merged in range order (mergeRangeStats): merged per
+    // worker, in the order workers took ranges, mean and std changed in their last bits from run
+    // to run (as tensoranalyzer.cpp's chunks did).
+    std::vector<StatsAccumulator> rangeStats;
     std::stop_token stop;
     const ProgressFn &progress;
     std::mutex progressMutex;
     std::uint64_t done = 0;
+
+    StatsAccumulator &statsOf(std::uint64_t first) { return rangeStats[first / unit]; }
+    void mergeRangeStats()
+    {
+        for (const StatsAccumulator &range : rangeStats)
+            workers.front().acc.merge(range);
+    }
 
     // Runs `work(worker, first, n)` on every range, each under the SIGBUS guard; false when
     // cancelled or a range faulted.
@@ -316,19 +328,20 @@ std::optional<TensorAnalysis> analyzeQuantizedValues(const Dequantizer &dequanti
             for (std::uint64_t at = 0; at < n; at += kBatch) {
                 const std::uint64_t batch = std::min(kBatch, n - at);
                 dequantizer.decodeStorage(first + at, batch, worker.buffer.data(), worker.scratch);
-                use(worker, reinterpret_cast<const std::byte *>(worker.buffer.data()), batch);
+                use(worker, first, reinterpret_cast<const std::byte *>(worker.buffer.data()), batch);
             }
         });
     };
-    if (!pass([](Worker &w, const std::byte *data, std::uint64_t n) {
-            kernels::scanValues(DType::F32, data, 0, n, w.acc);
+    if (!pass([&](Worker &, std::uint64_t first, const std::byte *data, std::uint64_t n) {
+            kernels::scanValues(DType::F32, data, 0, n, analysis.statsOf(first));
         }))
         return std::nullopt;
+    analysis.mergeRangeStats();
 
     // The dequantized values are F32 to the kernels: numpy's bins over [min, max].
     TensorAnalysis result;
     const auto binPass = [&](const kernels::BinPlan &plan) {
-        return pass([&plan](Worker &w, const std::byte *data, std::uint64_t n) {
+        return pass([&plan](Worker &w, std::uint64_t, const std::byte *data, std::uint64_t n) {
             kernels::binValues(DType::F32, data, 0, n, plan, w.binCounts.data(), w.outliers);
         });
     };
@@ -366,9 +379,10 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
             MomentSink sink(worker, kept);
             dequantizer.countStorage(
                 first, n, worker.scratch, sink, tape.empty() ? CountTape {} : CountTape { tapeOf(first), nullptr });
-            sink.finish(worker.acc);
+            sink.finish(analysis.statsOf(first));
         }))
         return std::nullopt;
+    analysis.mergeRangeStats();
     // Bins over [min, max] as for F32 values: the same layout, plan and per-value tests.
     TensorAnalysis result;
     const auto binPass = [&](const kernels::BinPlan &plan) {

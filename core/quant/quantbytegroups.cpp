@@ -107,12 +107,11 @@ struct Moments {
     bool hasPending = false;
 
     void add(const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero, std::uint64_t index,
-        Worker &w)
+        Worker &w, StatsAccumulator &acc)
     {
         if (!std::isfinite(scale) || !exactScale(scale)) {
             decodeGroup(codes, n, scale, zero, w.values.data());
-            kernels::scanValues(
-                DType::F32, reinterpret_cast<const std::byte *>(w.values.data()), 0, n, w.acc);
+            kernels::scanValues(DType::F32, reinterpret_cast<const std::byte *>(w.values.data()), 0, n, acc);
             return;
         }
         Pending next { {}, n, scale, zero };
@@ -310,15 +309,20 @@ std::optional<TensorAnalysis> analyzeQuantizedByteGroups(const Dequantizer &dequ
             },
             stop);
     };
+    // Pass 1's statistics range by range, merged in range order: the same bits on every run and
+    // any number of threads (as tensoranalyzer.cpp's chunks).
+    std::vector<StatsAccumulator> rangeStats(ranges.count);
     if (!pass([&](std::uint64_t r, Worker &w) {
             Moments m;
             ranges.visit(r, w,
                 [&](const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero,
-                    std::uint64_t index) { m.add(codes, n, scale, zero, index, w); });
+                    std::uint64_t index) { m.add(codes, n, scale, zero, index, w, rangeStats[r]); });
             m.flush();
-            m.finish(w.acc);
+            m.finish(rangeStats[r]);
         }))
         return std::nullopt;
+    for (const StatsAccumulator &range : rangeStats)
+        workers.front().acc.merge(range);
     TensorAnalysis result;
     const auto binPass = [&](const kernels::BinPlan &plan) {
         std::vector<double> edges(plan.edges); // padded for codeThresholds' vectors
