@@ -317,7 +317,7 @@ std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, c
 std::optional<TensorAnalysis> analyzeQuantizedValues(const Dequantizer &dequantizer,
     const AnalysisOptions &options, std::stop_token stop, const ProgressFn &progress)
 {
-    const unsigned bins = std::max(1u, options.bins);
+    const unsigned bins = std::max(1u, options.bins); // workers' tables: at least one bin
     const unsigned threads = threadsFor(options, dequantizer.elements());
     Analysis analysis(dequantizer, kChunkElements, threads, bins, true, std::move(stop), progress);
 
@@ -345,7 +345,7 @@ std::optional<TensorAnalysis> analyzeQuantizedValues(const Dequantizer &dequanti
             kernels::binValues(DType::F32, data, 0, n, plan, w.binCounts.data(), w.outliers);
         });
     };
-    if (!finishTwoPass(DType::F32, bins, analysis.workers, binPass, result))
+    if (!finishTwoPass(DType::F32, options.bins, analysis.workers, binPass, result))
         return std::nullopt;
     result.stats.count = dequantizer.elements();
     return result;
@@ -356,7 +356,7 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
 {
     if (!dequantizer.countsCodes())
         return std::nullopt;
-    const unsigned bins = std::max(1u, options.bins);
+    const unsigned bins = std::max(1u, options.bins); // workers' tables: at least one bin
     const unsigned threads = threadsFor(options, dequantizer.elements());
     Analysis analysis(
         dequantizer, countingUnit(dequantizer, threads), threads, bins, false, std::move(stop), progress);
@@ -412,7 +412,7 @@ std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantiz
             sink.finish();
         });
     };
-    if (!finishTwoPass(DType::F32, bins, analysis.workers, binPass, result))
+    if (!finishTwoPass(DType::F32, options.bins, analysis.workers, binPass, result))
         return std::nullopt;
     result.stats.count = dequantizer.elements();
     return result;

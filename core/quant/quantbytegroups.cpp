@@ -278,7 +278,7 @@ std::optional<TensorAnalysis> analyzeQuantizedByteGroups(const Dequantizer &dequ
     const std::optional<ByteGroups> groups = dequantizer.byteGroups();
     if (!groups)
         return std::nullopt;
-    const unsigned bins = std::max(1u, options.bins);
+    const unsigned bins = std::max(1u, options.bins); // workers' tables: at least one bin
     const Ranges ranges(dequantizer, *groups);
     const std::uint64_t elements = dequantizer.elements();
     const unsigned threads = static_cast<unsigned>(
@@ -333,7 +333,7 @@ std::optional<TensorAnalysis> analyzeQuantizedByteGroups(const Dequantizer &dequ
                     std::uint64_t index) { binGroup(codes, n, scale, zero, index, plan, edges.data(), w); });
         });
     };
-    if (!finishTwoPass(DType::F32, bins, workers, binPass, result))
+    if (!finishTwoPass(DType::F32, options.bins, workers, binPass, result))
         return std::nullopt;
     result.stats.count = elements;
     return result;

@@ -353,7 +353,7 @@ void tst_ByteGroups::analysis()
 
     std::vector<float> values(dq->elements());
     QVERIFY(dq->decodeGuarded(0, values.size(), values.data()));
-    for (unsigned bins : { 16u, 64u, 255u }) {
+    for (unsigned bins : { 0u, 16u, 64u, 255u }) { // 0: no histogram (the CLI audit table)
         const auto reference = analyzeTensor(DType::F32, std::as_bytes(std::span<const float>(values)),
             values.size(), AnalysisOptions { bins, 1, false });
         QVERIFY(reference);
