@@ -138,6 +138,10 @@ public:
     // are codes, so that reporting values per code is less work than per element.
     bool countsCodes() const;
     bool countingPays() const;
+    // countingPays where no histogram is wanted (the CLI audit table): with the AVX-512 kernels,
+    // only for integer codes with zero points (GPTQ, AWQ, pack-quantized); decoding the float
+    // codes (FP8, MXFP4, bitsandbytes) into those kernels is then faster.
+    bool countingPaysWithoutHistogram() const;
     // Storage positions whose counts share tables: ranges starting at multiples of it report
     // the fewest runs (a GPTQ group of every output, a row of FP8 blocks).
     std::uint64_t countSpan() const;

@@ -307,7 +307,7 @@ unsigned threadsFor(const AnalysisOptions &options, std::uint64_t elements)
 std::optional<TensorAnalysis> analyzeQuantized(const Dequantizer &dequantizer, const AnalysisOptions &options,
     std::stop_token stop, const ProgressFn &progress)
 {
-    if (dequantizer.countingPays())
+    if (options.bins ? dequantizer.countingPays() : dequantizer.countingPaysWithoutHistogram())
         return analyzeQuantizedCodes(dequantizer, options, std::move(stop), progress);
     if (dequantizer.byteGroups())
         return analyzeQuantizedByteGroups(dequantizer, options, std::move(stop), progress);

@@ -300,7 +300,9 @@ int main(int argc, char **argv)
         const auto [baseMs, ms, baseCpuMs, cpuMs] = inTurn([&] { analyzeQuantized(*dq, options); });
         std::printf("%-20s %10.1f ms %8.0f M values/s  %.2fx BF16 (%.1f ms in turn)  CPU %.2fx  (%s)\n",
             label.c_str(), ms, elements / ms / 1e3, baseMs / ms, baseMs, baseCpuMs / cpuMs,
-            dq->countingPays() ? "code counts" : dq->byteGroups() ? "byte groups" : "decoded values");
+            (options.bins ? dq->countingPays() : dq->countingPaysWithoutHistogram()) ? "code counts"
+                : dq->byteGroups()                                                   ? "byte groups"
+                                                                                     : "decoded values");
         ratios.push_back({ label, baseMs / ms, baseCpuMs / cpuMs });
         // BENCH_BOTH=1: the decoding analyzer too (what every scheme ran before code counting).
         if (std::getenv("BENCH_BOTH") && dq->countingPays()) {

@@ -177,6 +177,23 @@ void tst_QuantCounts::countsEqualValues()
     const auto dq = Dequantizer::make(*checkpoint, view.weights().front(), error);
     QVERIFY2(dq, error.c_str());
     QCOMPARE(dq->countsCodes(), counted);
+    // Without a histogram the AVX-512 kernels take the decoded float codes (FP8, MXFP4,
+    // bitsandbytes) faster than counting them; integer codes with zero points stay counted, and
+    // the portable kernels count wherever counting pays.
+    {
+        const bool wasEnabled = kernels::avx512::enabled();
+        kernels::avx512::setEnabled(false);
+        QCOMPARE(dq->countingPaysWithoutHistogram(), dq->countingPays());
+        if (kernels::avx512::supported()) {
+            kernels::avx512::setEnabled(true);
+            const QuantScheme scheme = view.weights().front().scheme;
+            const bool integerCodes = scheme == QuantScheme::Gptq || scheme == QuantScheme::Awq
+                || scheme == QuantScheme::PackQuantized;
+            const bool expected = dq->countingPays() && integerCodes;
+            QCOMPARE(dq->countingPaysWithoutHistogram(), expected);
+        }
+        kernels::avx512::setEnabled(wasEnabled);
+    }
 
     // The straightforward way: every element dequantized, then the F32 statistics.
     std::vector<float> values(dq->elements());
