@@ -98,41 +98,32 @@ bool Dequantizer::countingPays() const
     return countsCodes() && codeBits() <= 8 && scaleRun() >= (std::uint64_t(1) << codeBits());
 }
 
+namespace {
+
+// Integer codes with zero points (GPTQ, AWQ, pack-quantized), as against float codes.
+bool zeroPointCodes(QuantScheme scheme)
+{
+    return scheme == QuantScheme::Gptq || scheme == QuantScheme::Awq || scheme == QuantScheme::PackQuantized;
+}
+
+} // namespace
+
 bool Dequantizer::countingPaysWithoutHistogram() const
 {
     // bench_quant BENCH_BOTH=1 BENCH_BINS=0, 34 M values, Zen 4: counting against decoding, ms,
     // AVX-512: fp8-block 7.9/5.5, mxfp4 9.5/3.9, bnb-int8 7.4/3.9, bnb-nf4 4.7/3.6, but
     // gptq 4-bit 3.5/4.7, pack-quantized 4-bit 4.8/25.3; portable: counting faster for every
     // scheme (bnb-int8 about even). With a histogram counting bins for free, it wins throughout.
-    if (!countingPays())
-        return false;
-    if (!kernels::avx512::enabled())
-        return true;
-    switch (m_scheme) {
-    case QuantScheme::Gptq:
-    case QuantScheme::Awq:
-    case QuantScheme::PackQuantized:
-        return true;
-    default:
-        return false;
-    }
+    return countingPays() && (!kernels::avx512::enabled() || zeroPointCodes(m_scheme));
 }
 
 bool Dequantizer::tapesCounts() const
 {
     if (!countsCodes() || scaleRun() > 255)
         return false;
-    switch (m_scheme) {
-    case QuantScheme::BnbNf4:
-    case QuantScheme::BnbFp4:
+    if (m_scheme == QuantScheme::BnbNf4 || m_scheme == QuantScheme::BnbFp4)
         return !m_nestedAbsmax.data;
-    case QuantScheme::Gptq:
-    case QuantScheme::Awq:
-    case QuantScheme::PackQuantized:
-        return true;
-    default:
-        return false;
-    }
+    return zeroPointCodes(m_scheme);
 }
 
 std::uint64_t Dequantizer::tapeBytes(std::uint64_t n) const
