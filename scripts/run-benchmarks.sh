@@ -59,13 +59,26 @@ for bench in build-bench/tests/bench/bench_*; do
     bench_audit|bench_compare|bench_header|bench_quant|bench_values) runs=("${families[@]}") ;;
     *) runs=(auto) ;;
   esac
+  # bench_quant twice: the Histogram pane's 64 bins, and none (the CLI audit table).
+  binsList=(default)
+  [ "$name" = bench_quant ] && binsList=(64 0)
   for family in "${runs[@]}"; do
-    echo "== $name (STB_KERNELS=$family)"
-    STB_KERNELS=$family "$bench" "$work" | tee "$work/$name-$family.out"
-    # The issue-16, issue-13 and issue-11 ratio lines, with the kernels line of the same run and the load.
-    kernels=$(grep -m1 '^kernels:' "$work/$name-$family.out" | cut -d' ' -f2 || true)
-    load=$(cut -d' ' -f1-3 /proc/loadavg)
-    grep -E '^issue 1[136]' "$work/$name-$family.out" | sed "s/^/[$kernels, load $load] /" >> "$summary" || true
+    for bins in "${binsList[@]}"; do
+      out="$work/$name-$family.out"
+      [ "$bins" = default ] || out="$work/$name-$family-$bins-bins.out"
+      setting=""
+      [ "$bins" = default ] || setting=", BENCH_BINS=$bins"
+      echo "== $name (STB_KERNELS=$family$setting)"
+      if [ "$bins" = default ]; then
+        STB_KERNELS=$family "$bench" "$work" | tee "$out"
+      else
+        BENCH_BINS=$bins STB_KERNELS=$family "$bench" "$work" | tee "$out"
+      fi
+      # The issue-16, issue-13 and issue-11 ratio lines, with the kernels line of the same run and the load.
+      kernels=$(grep -m1 '^kernels:' "$out" | cut -d' ' -f2 || true)
+      load=$(cut -d' ' -f1-3 /proc/loadavg)
+      grep -E '^issue 1[136]' "$out" | sed "s/^/[$kernels, load $load] /" >> "$summary" || true
+    done
   done
 done
 # Cold cache (issue 16): the audit of a file not in the page cache against dd's sequential read

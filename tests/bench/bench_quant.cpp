@@ -313,8 +313,8 @@ int main(int argc, char **argv)
         }
     }
     for (const auto &[label, ratio, cpu] : ratios)
-        std::printf("issue 13: %s dequantized stats / BF16 stats = %.2f (target >= 0.5; CPU time %.2f)\n",
-            label.c_str(), ratio, cpu);
+        std::printf("issue 13: %s dequantized stats / BF16 stats, %u bins = %.2f (target >= 0.5; CPU time %.2f)\n",
+            label.c_str(), options.bins, ratio, cpu);
     if (!std::getenv("BENCH_KEEP"))
         std::remove(path.c_str());
     return 0;
