@@ -28,6 +28,7 @@ private slots:
     void hugeHeaderKeepsTheWindowAnswering();
     void closingAnOpeningTabCancels();
     void unreadablePathSaysWhy();
+    void hostileFileNameEscapedInTitle();
 
 private:
     QString writeModel(const QString &name, int tensors);
@@ -204,6 +205,21 @@ void tst_DocumentArea::unreadablePathSaysWhy()
     auto *label = area.tabs()->currentWidget()->findChild<QLabel *>(u"errorText"_s);
     QVERIFY(label);
     QVERIFY(label->text().contains(error.toHtmlEscaped()));
+}
+
+// A file named with an escape sequence and a newline: the tab, and the window title taken from
+// the view, show them escaped.
+void tst_DocumentArea::hostileFileNameEscapedInTitle()
+{
+    const QString path = writeModel(u"evil\x1b[31m\nname.safetensors"_s, 2);
+    QVERIFY(!path.isEmpty());
+    DocumentArea area;
+    area.openFile(path);
+    QCOMPARE(area.tabs()->tabText(0), u"evil\\x1b[31m\\x0aname.safetensors"_s);
+    waitForOpened(area);
+    QVERIFY(area.currentView());
+    QCOMPARE(area.tabs()->tabText(0), u"evil\\x1b[31m\\x0aname.safetensors"_s);
+    QCOMPARE(area.currentView()->title(), u"evil\\x1b[31m\\x0aname.safetensors"_s);
 }
 
 QTEST_MAIN(tst_DocumentArea)

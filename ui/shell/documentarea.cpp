@@ -27,14 +27,18 @@ const char *const kErrorPathProperty = "stbErrorPath";
 
 // A file's name; for a sharded model's index (named model.safetensors.index.json in every Hub
 // model) the name of its folder, which names the model.
+// A tab's (and the window's) title: the file's name, or a sharded model's folder, shown as names
+// from a file are (control characters escaped, at most 120 characters): a name holding an
+// escape sequence showed boxes in the tab and the title bar.
 QString titleOf(const QString &path)
 {
     const QFileInfo info(path);
+    QString name = info.fileName();
     if (Checkpoint::isIndexPath(pathFromQString(path))) {
         if (const QString folder = info.absoluteDir().dirName(); !folder.isEmpty())
-            return folder;
+            name = folder;
     }
-    return info.fileName();
+    return shownName(pathFromQString(name));
 }
 
 } // namespace
