@@ -37,10 +37,22 @@ void Dequantizer::decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c
     switch (m_scheme) {
     case QuantScheme::Fp8Block: {
         const std::uint8_t *codes = bytesOf(m_codes.data) + row * m_cols;
-        const std::uint64_t scaleRow = (row / m_block[0]) * m_scaleCols;
+        const std::uint64_t scaleRow = (row / m_block[0]) * m_scaleCols, width = m_block[1];
         for (std::uint64_t c = c0; c < c1;) {
-            const std::uint64_t blockCol = c / m_block[1];
-            const std::uint64_t end = std::min(c1, (blockCol + 1) * m_block[1]);
+            const std::uint64_t blockCol = c / width;
+            const std::uint64_t whole = c % width ? 0 : std::min<std::uint64_t>((c1 - c) / width, 64);
+            if (whole > 1 && m_codes.dtype == DType::F8_E4M3) {
+                // Whole E4M3 blocks, up to 64 in one call: per block, the call, the division and
+                // the checks cost as much as decoding 128 codes.
+                std::array<float, 64> scales;
+                for (std::uint64_t b = 0; b < whole; ++b)
+                    scales[b] = scaleAt(scaleRow + blockCol + b);
+                e4m3BlocksRun(codes + c, scales.data(), width, whole, out);
+                out += whole * width;
+                c += whole * width;
+                continue;
+            }
+            const std::uint64_t end = std::min(c1, (blockCol + 1) * width);
             fp8Run(codes + c, scaleAt(scaleRow + blockCol), end - c, out);
             out += end - c;
             c = end;

@@ -25,6 +25,10 @@ void tableRun(const std::uint8_t *codes, const float *table, float scale, std::s
 // by moving their exponent and mantissa into a float's, subnormal ones as m · 2^-9, 0x7f and 0xff
 // as NaN. Equal to tableRun over decodeCode(F8_E4M3)'s table.
 void e4m3Run(const std::uint8_t *codes, float scale, std::size_t n, float *out);
+// e4m3Run over `blocks` runs of `width` codes back to back, run b scaled by scales[b] (a row of
+// FP8 blocks: one call instead of one per block).
+void e4m3BlocksRun(
+    const std::uint8_t *codes, const float *scales, std::size_t width, std::size_t blocks, float *out);
 
 // out[k] = float(codes[k]) * scale (bitsandbytes int8).
 void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out);

@@ -309,27 +309,39 @@ void tst_Quant::shardedFp8()
 }
 
 // Every F8_E4M3 code decoded by arithmetic equals the table of decodeCode, bit for bit (NaN
-// codes as NaN), scaled, with the wide kernels and without.
+// codes as NaN), scaled, with the wide kernels and without: scales whose products round, reach
+// subnormals or overflow, and runs that end inside a vector.
 void tst_Quant::e4m3ByArithmetic()
 {
-    std::vector<std::uint8_t> codes(256);
+    std::vector<std::uint8_t> codes(256 + 77);
     std::vector<float> table(256);
-    for (unsigned c = 0; c < 256; ++c) {
-        codes[c] = static_cast<std::uint8_t>(c);
+    for (unsigned c = 0; c < 256; ++c)
         table[c] = static_cast<float>(decodeCode(DType::F8_E4M3, c));
-    }
+    for (std::size_t k = 0; k < codes.size(); ++k)
+        codes[k] = static_cast<std::uint8_t>(k * 73 % 256); // every code, then 77 in another order
+    const float scales[] = { 0.375f, 0.1f, -1.7e-3f, 3e-39f, 1e-45f, 1e30f, 0x1p99f, 0x1p110f, -5e37f, 0.0f,
+        -0.0f, INFINITY, -INFINITY, NAN };
     for (bool wide : { true, false }) {
         kernels::avx512::setEnabled(wide);
-        std::vector<float> byTable(256), byArithmetic(256);
-        quant::tableRun(codes.data(), table.data(), 0.375f, 256, byTable.data());
-        quant::e4m3Run(codes.data(), 0.375f, 256, byArithmetic.data());
-        for (unsigned c = 0; c < 256; ++c) {
-            if (std::isnan(byTable[c]))
-                QVERIFY2(std::isnan(byArithmetic[c]), qPrintable(QString::number(c)));
-            else
-                QVERIFY2(std::memcmp(&byTable[c], &byArithmetic[c], 4) == 0,
-                    qPrintable(
-                        QStringLiteral("code %1: %2 vs %3").arg(c).arg(byArithmetic[c]).arg(byTable[c])));
+        for (const float scale : scales) {
+            for (std::size_t n : { codes.size(), std::size_t(31), std::size_t(1) }) {
+                std::vector<float> byTable(n), byArithmetic(n + 1, 42.0f);
+                quant::tableRun(codes.data(), table.data(), scale, n, byTable.data());
+                quant::e4m3Run(codes.data(), scale, n, byArithmetic.data());
+                QCOMPARE(byArithmetic[n], 42.0f); // nothing written past the run
+                for (std::size_t k = 0; k < n; ++k) {
+                    const QString where
+                        = QStringLiteral("code %1, scale %2, wide %3").arg(codes[k]).arg(scale).arg(wide);
+                    if (std::isnan(byTable[k]))
+                        QVERIFY2(std::isnan(byArithmetic[k]), qPrintable(where));
+                    else
+                        QVERIFY2(std::memcmp(&byTable[k], &byArithmetic[k], 4) == 0,
+                            qPrintable(QStringLiteral("%1: %2 vs %3")
+                                           .arg(where)
+                                           .arg(byArithmetic[k])
+                                           .arg(byTable[k])));
+                }
+            }
         }
     }
     kernels::avx512::setEnabled(true);
