@@ -148,8 +148,14 @@ void Dequantizer::storageFlat(std::uint64_t first, std::uint64_t n, float *out, 
         const std::uint64_t b0 = p / block,
                             blocks = std::min(kBlocksPerRun, (std::min(end, wholeEnd) - p) / block);
         scratch.scales.resize(blocks);
-        for (std::uint64_t b = 0; b < blocks; ++b)
-            scratch.scales[b] = blockScale(b0 + b);
+        if (m_scheme == QuantScheme::Mxfp4) { // blockScale's first case, without a call per block
+            const auto *e8m0 = reinterpret_cast<const std::uint8_t *>(m_scale.data) + b0;
+            for (std::uint64_t b = 0; b < blocks; ++b)
+                scratch.scales[b] = m_table[e8m0[b]];
+        } else {
+            for (std::uint64_t b = 0; b < blocks; ++b)
+                scratch.scales[b] = blockScale(b0 + b);
+        }
         nibbleBlocksRun(codes + b0 * half, m_fourBit.data(), scratch.scales.data(), blocks, half, out);
         out += blocks * block;
         p += blocks * block;
