@@ -9,6 +9,7 @@
 #include "core/quant/dequantruns.h"
 #include "core/quant/valueloads.h"
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
 
 #include <algorithm>
 #include <bit>
@@ -112,9 +113,19 @@ bool Dequantizer::countingPaysWithoutHistogram() const
 {
     // bench_quant BENCH_BOTH=1 BENCH_BINS=0, 34 M values, Zen 4: counting against decoding, ms,
     // AVX-512: fp8-block 7.9/5.5, mxfp4 9.5/3.9, bnb-int8 7.4/3.9, bnb-nf4 4.7/3.6, but
-    // gptq 4-bit 3.5/4.7, pack-quantized 4-bit 4.8/25.3; portable: counting faster for every
-    // scheme (bnb-int8 about even). With a histogram counting bins for free, it wins throughout.
-    return countingPays() && (!kernels::avx512::enabled() || zeroPointCodes(m_scheme));
+    // gptq 4-bit 3.5/4.7, pack-quantized 4-bit 4.8/25.3. Portable with AVX2 (dequantruns.cpp's
+    // AVX2 decoders): fp8-block 12.3/6.4, fp8-channel 9.1/5.0, mxfp4 8.6/5.0, bnb-int8 7.3/5.8,
+    // but bnb-nf4 5.4/5.7, bnb-fp4 5.4/5.5. Without AVX2 counting is faster for every scheme.
+    // With a histogram counting bins for free, it wins throughout.
+    if (!countingPays())
+        return false;
+    if (zeroPointCodes(m_scheme))
+        return true;
+    if (kernels::avx512::enabled())
+        return false;
+    if (kernels::avx2::enabled())
+        return m_scheme == QuantScheme::BnbNf4 || m_scheme == QuantScheme::BnbFp4;
+    return true;
 }
 
 bool Dequantizer::tapesCounts() const

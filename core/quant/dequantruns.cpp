@@ -240,6 +240,83 @@ STB_AVX512 void nibbleWide(const std::uint8_t *codes, const float *table16, cons
     nibbleBody(codes, table16, scales, blocks, blockBytes, out);
 }
 
+// The portable family's decoding loops on CPUs with AVX2 and F16C (kernels::avx2): the AVX-512
+// ones' steps at 8 lanes, with the same page-ahead prefetch. The baseline x86-64 bodies took 2 to
+// 3 times longer than code counting; these decode faster than it counts (see
+// countingPaysWithoutHistogram).
+#define STB_AVX2_F16C __attribute__((target("avx2,f16c")))
+
+#if STB_WIDE_RUNS
+STB_AVX2_F16C void e4m3Avx2(const std::uint8_t *codes, float scale, std::size_t n, float *out)
+{
+    std::size_t k = 0;
+    if (std::fabs(scale) < 0x1p100f || !std::isfinite(scale)) { // as e4m3Wide
+        const __m256 scaled = _mm256_set1_ps(scale * 256.0f);
+        const __m256i magnitude = _mm256_set1_epi16(0x7f), signBit = _mm256_set1_epi16(0x4000),
+                      sign = _mm256_set1_epi16(-0x8000), nan = _mm256_set1_epi16(0x7e00);
+        for (; k + 16 <= n; k += 16) {
+            if (k % 64 == 0)
+                _mm_prefetch(reinterpret_cast<const char *>(codes + k) + 4096, _MM_HINT_T0);
+            const __m256i c
+                = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(codes + k)));
+            const __m256i isNan = _mm256_cmpeq_epi16(_mm256_and_si256(c, magnitude), magnitude);
+            const __m256i shifted = _mm256_slli_epi16(c, 7); // sign at bit 14
+            __m256i half = _mm256_add_epi16(shifted, _mm256_and_si256(shifted, signBit));
+            half = _mm256_blendv_epi8(half, _mm256_or_si256(_mm256_and_si256(half, sign), nan), isNan);
+            _mm256_storeu_ps(out + k, _mm256_mul_ps(_mm256_cvtph_ps(_mm256_castsi256_si128(half)), scaled));
+            _mm256_storeu_ps(
+                out + k + 8, _mm256_mul_ps(_mm256_cvtph_ps(_mm256_extracti128_si256(half, 1)), scaled));
+        }
+    }
+    e4m3Body(codes + k, scale, n - k, out + k);
+}
+
+STB_AVX2_F16C void int8Avx2(const std::int8_t *codes, float scale, std::size_t n, float *out)
+{
+    const __m256 s = _mm256_set1_ps(scale);
+    std::size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        if (k % 64 == 0)
+            _mm_prefetch(reinterpret_cast<const char *>(codes + k) + 4096, _MM_HINT_T0);
+        const __m256i c = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(codes + k)));
+        _mm256_storeu_ps(out + k, _mm256_mul_ps(_mm256_cvtepi32_ps(c), s));
+    }
+    int8Body(codes + k, scale, n - k, out + k);
+}
+
+// table16[code] for 8 codes of 4 bits: two 8-entry permutes, picked by the code's bit 3.
+STB_AVX2_F16C inline __m256 nibbleLookup(__m256i code, __m256 low, __m256 high)
+{
+    const __m256 byHigh = _mm256_castsi256_ps(_mm256_slli_epi32(code, 28)); // bit 3 as the sign
+    return _mm256_blendv_ps(
+        _mm256_permutevar8x32_ps(low, code), _mm256_permutevar8x32_ps(high, code), byHigh);
+}
+
+STB_AVX2_F16C void nibbleAvx2(const std::uint8_t *codes, const float *table16, const float *scales,
+    std::size_t blocks, std::size_t blockBytes, float *out)
+{
+    if (blockBytes % 8) {
+        nibbleBody(codes, table16, scales, blocks, blockBytes, out);
+        return;
+    }
+    const __m256 low = _mm256_loadu_ps(table16), high = _mm256_loadu_ps(table16 + 8);
+    const __m256i fifteen = _mm256_set1_epi32(15);
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::uint8_t *in = codes + b * blockBytes;
+        _mm_prefetch(reinterpret_cast<const char *>(in) + 4096, _MM_HINT_T0);
+        float *lo = out + 2 * b * blockBytes, *hi = lo + blockBytes;
+        const __m256 s = _mm256_set1_ps(scales[b]);
+        for (std::size_t k = 0; k < blockBytes; k += 8) {
+            const __m256i bytes
+                = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(in + k)));
+            _mm256_storeu_ps(
+                lo + k, _mm256_mul_ps(nibbleLookup(_mm256_and_si256(bytes, fifteen), low, high), s));
+            _mm256_storeu_ps(hi + k, _mm256_mul_ps(nibbleLookup(_mm256_srli_epi32(bytes, 4), low, high), s));
+        }
+    }
+}
+#endif
+
 } // namespace
 
 void affineRun(const std::byte *words, unsigned shift, std::uint32_t mask, const float *zeros,
@@ -263,6 +340,10 @@ void e4m3Run(const std::uint8_t *codes, float scale, std::size_t n, float *out)
 {
     if (STB_WIDE_RUNS && kernels::avx512::enabled())
         e4m3Wide(codes, scale, n, out);
+#if STB_WIDE_RUNS
+    else if (kernels::avx2::enabled())
+        e4m3Avx2(codes, scale, n, out);
+#endif
     else
         e4m3Body(codes, scale, n, out);
 }
@@ -274,7 +355,7 @@ void e4m3BlocksRun(
         e4m3BlocksWide(codes, scales, width, blocks, out);
     } else {
         for (std::size_t b = 0; b < blocks; ++b)
-            e4m3Body(codes + b * width, scales[b], width, out + b * width);
+            e4m3Run(codes + b * width, scales[b], width, out + b * width);
     }
 }
 
@@ -290,6 +371,10 @@ void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out)
 {
     if (STB_WIDE_RUNS && kernels::avx512::enabled())
         int8Wide(codes, scale, n, out);
+#if STB_WIDE_RUNS
+    else if (kernels::avx2::enabled())
+        int8Avx2(codes, scale, n, out);
+#endif
     else
         int8Body(codes, scale, n, out);
 }
@@ -299,6 +384,10 @@ void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const floa
 {
     if (STB_WIDE_RUNS && kernels::avx512::enabled())
         nibbleWide(codes, table16, scales, blocks, blockBytes, out);
+#if STB_WIDE_RUNS
+    else if (kernels::avx2::enabled())
+        nibbleAvx2(codes, table16, scales, blocks, blockBytes, out);
+#endif
     else
         nibbleBody(codes, table16, scales, blocks, blockBytes, out);
 }

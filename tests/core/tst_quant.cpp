@@ -8,6 +8,7 @@
 #include "core/quant/quantconfig.h"
 #include "core/quant/quantview.h"
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
 #include "tests/support/quantfixtures.h"
 
 #include <QTemporaryDir>
@@ -191,7 +192,8 @@ void tst_Quant::scheme()
         QCOMPARE(part[k], values[fixture.expected.size() / 3 + k]);
 
     // Storage order: the same values as a multiset, bit for bit, decoded in odd pieces with one
-    // scratch, with the wide kernels and without; and logical order the same either way.
+    // scratch, with the AVX-512 kernels, the AVX2 ones and the portable bodies; and logical order
+    // the same every way.
     const auto sortedBits = [](const std::vector<float> &v) {
         std::vector<std::uint32_t> bits(v.size());
         std::memcpy(bits.data(), v.data(), 4 * v.size());
@@ -199,8 +201,9 @@ void tst_Quant::scheme()
         return bits;
     };
     const auto logical = sortedBits(values);
-    for (bool wide : { true, false }) {
-        kernels::avx512::setEnabled(wide);
+    for (int family = 0; family < 3; ++family) {
+        kernels::avx512::setEnabled(family == 0);
+        kernels::avx2::setEnabled(family == 1);
         std::vector<float> storage(values.size()), again(values.size());
         DequantScratch scratch = dq->makeScratch();
         for (std::uint64_t at = 0; at < storage.size(); at += 37)
@@ -211,6 +214,7 @@ void tst_Quant::scheme()
         QVERIFY(std::memcmp(again.data(), values.data(), 4 * values.size()) == 0);
     }
     kernels::avx512::setEnabled(true);
+    kernels::avx2::setEnabled(true);
 
     // Statistics on the dequantized values, on 1 and 3 threads.
     const Expected e = expectedStats(fixture.expected);
@@ -309,7 +313,7 @@ void tst_Quant::shardedFp8()
 }
 
 // Every F8_E4M3 code decoded by arithmetic equals the table of decodeCode, bit for bit (NaN
-// codes as NaN), scaled, with the wide kernels and without: scales whose products round, reach
+// codes as NaN), scaled, with each kernel family: scales whose products round, reach
 // subnormals or overflow, and runs that end inside a vector.
 void tst_Quant::e4m3ByArithmetic()
 {
@@ -321,8 +325,9 @@ void tst_Quant::e4m3ByArithmetic()
         codes[k] = static_cast<std::uint8_t>(k * 73 % 256); // every code, then 77 in another order
     const float scales[] = { 0.375f, 0.1f, -1.7e-3f, 3e-39f, 1e-45f, 1e30f, 0x1p99f, 0x1p110f, -5e37f, 0.0f,
         -0.0f, INFINITY, -INFINITY, NAN };
-    for (bool wide : { true, false }) {
-        kernels::avx512::setEnabled(wide);
+    for (int family = 0; family < 3; ++family) { // AVX-512, AVX2, the portable body
+        kernels::avx512::setEnabled(family == 0);
+        kernels::avx2::setEnabled(family == 1);
         for (const float scale : scales) {
             for (std::size_t n : { codes.size(), std::size_t(31), std::size_t(1) }) {
                 std::vector<float> byTable(n), byArithmetic(n + 1, 42.0f);
@@ -330,8 +335,10 @@ void tst_Quant::e4m3ByArithmetic()
                 quant::e4m3Run(codes.data(), scale, n, byArithmetic.data());
                 QCOMPARE(byArithmetic[n], 42.0f); // nothing written past the run
                 for (std::size_t k = 0; k < n; ++k) {
-                    const QString where
-                        = QStringLiteral("code %1, scale %2, wide %3").arg(codes[k]).arg(scale).arg(wide);
+                    const QString where = QStringLiteral("code %1, scale %2, kernels %3")
+                                              .arg(codes[k])
+                                              .arg(scale)
+                                              .arg(family);
                     if (std::isnan(byTable[k]))
                         QVERIFY2(std::isnan(byArithmetic[k]), qPrintable(where));
                     else
@@ -345,6 +352,7 @@ void tst_Quant::e4m3ByArithmetic()
         }
     }
     kernels::avx512::setEnabled(true);
+    kernels::avx2::setEnabled(true);
 }
 
 QTEST_GUILESS_MAIN(tst_Quant)

@@ -178,21 +178,29 @@ void tst_QuantCounts::countsEqualValues()
     QVERIFY2(dq, error.c_str());
     QCOMPARE(dq->countsCodes(), counted);
     // Without a histogram the AVX-512 kernels take the decoded float codes (FP8, MXFP4,
-    // bitsandbytes) faster than counting them; integer codes with zero points stay counted, and
-    // the portable kernels count wherever counting pays.
+    // bitsandbytes) faster than counting them, and the AVX2 ones all but bitsandbytes' 4-bit
+    // blocks; integer codes with zero points stay counted, and so does everything when only the
+    // baseline x86-64 bodies run.
     {
-        const bool wasEnabled = kernels::avx512::enabled();
+        const bool was512 = kernels::avx512::enabled(), was2 = kernels::avx2::enabled();
+        const QuantScheme scheme = view.weights().front().scheme;
+        const bool integerCodes = scheme == QuantScheme::Gptq || scheme == QuantScheme::Awq
+            || scheme == QuantScheme::PackQuantized;
+        const bool fourBitBlocks = scheme == QuantScheme::BnbNf4 || scheme == QuantScheme::BnbFp4;
         kernels::avx512::setEnabled(false);
+        kernels::avx2::setEnabled(false);
         QCOMPARE(dq->countingPaysWithoutHistogram(), dq->countingPays());
+        if (kernels::avx2::supported()) {
+            kernels::avx2::setEnabled(true);
+            QCOMPARE(
+                dq->countingPaysWithoutHistogram(), dq->countingPays() && (integerCodes || fourBitBlocks));
+        }
         if (kernels::avx512::supported()) {
             kernels::avx512::setEnabled(true);
-            const QuantScheme scheme = view.weights().front().scheme;
-            const bool integerCodes = scheme == QuantScheme::Gptq || scheme == QuantScheme::Awq
-                || scheme == QuantScheme::PackQuantized;
-            const bool expected = dq->countingPays() && integerCodes;
-            QCOMPARE(dq->countingPaysWithoutHistogram(), expected);
+            QCOMPARE(dq->countingPaysWithoutHistogram(), dq->countingPays() && integerCodes);
         }
-        kernels::avx512::setEnabled(wasEnabled);
+        kernels::avx512::setEnabled(was512);
+        kernels::avx2::setEnabled(was2);
     }
 
     // The straightforward way: every element dequantized, then the F32 statistics.
