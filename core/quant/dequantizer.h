@@ -187,7 +187,9 @@ private:
         std::uint64_t rowStride, std::uint64_t colStride) const;
     void decodeFlat(std::uint64_t first, std::uint64_t n, float *out) const;
     float scaleAt(std::uint64_t index) const;
-    float blockScale(std::uint64_t block) const; // MXFP4 and bitsandbytes 4-bit
+    float blockScale(std::uint64_t block) const; // MXFP4, bitsandbytes 4-bit, packedBlocks()
+    float blockZero(std::uint64_t block) const;
+    bool packedBlocks() const;
     float nestedScale(unsigned code, std::uint64_t nested) const; // bitsandbytes double quantization
     void countRows(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;
     void countFp8Blocks(std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const;

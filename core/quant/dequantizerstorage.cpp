@@ -129,17 +129,48 @@ void Dequantizer::storageGrouped(
     }
 }
 
+namespace {
+constexpr float kNibbles[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+} // namespace
+
+// Pack-quantized 4-bit without g_idx, whole groups and unpadded rows: the codes are blocks of
+// a group each (bytes [b · group/2, (b + 1) · group/2), low nibble first), block b has scale b
+// (scales [out, groups]), and decodeRow's (code − 8 − (zero − 8)) · scale is (code − zero) · scale.
+bool Dequantizer::packedBlocks() const
+{
+    const std::uint64_t group = m_groupSize ? m_groupSize : m_cols;
+    return m_scheme == QuantScheme::PackQuantized && m_bits == 4 && !m_groupIndex.data
+        && m_cols == 8 * m_scaleCols && group % 2 == 0 && m_cols % group == 0 && m_groups == m_cols / group;
+}
+
+// Block b's zero (the code decoding to 0) for nibbleBlocksRun: bitsandbytes and MXFP4 have
+// none (0: their table's values are already centred), pack-quantized its group's zero point.
+float Dequantizer::blockZero(std::uint64_t b) const
+{
+    if (m_scheme != QuantScheme::PackQuantized)
+        return 0.0f;
+    if (!m_zeros.data)
+        return 8.0f;
+    const std::uint64_t row = b / m_groups, g = b % m_groups;
+    return static_cast<float>((wordAt(m_zeros.data, (row / 8) * m_groups + g) >> (4 * (row % 8))) & 15u);
+}
+
 // Whole blocks: their low nibbles, then their high ones; the last, partial block (when the
 // block size does not divide the elements) in logical order.
 void Dequantizer::storageFlat(std::uint64_t first, std::uint64_t n, float *out, DequantScratch &scratch) const
 {
-    const std::uint64_t block = m_scheme == QuantScheme::Mxfp4 ? 32 : m_groupSize, half = block / 2;
+    const bool packed = m_scheme == QuantScheme::PackQuantized;
+    const std::uint64_t block = m_scheme == QuantScheme::Mxfp4 ? 32
+        : packed                                               ? m_cols / m_groups
+                                                               : m_groupSize;
+    const std::uint64_t half = block / 2;
     const std::uint64_t wholeEnd = m_elements / block * block, end = first + n;
     const auto *codes = reinterpret_cast<const std::uint8_t *>(m_codes.data);
+    const float *table = packed ? kNibbles : m_fourBit.data();
     const auto one = [&](std::uint64_t p) {
         const std::uint64_t b = p / block, j = p % block;
         const std::uint8_t byte = codes[b * half + j % half];
-        return m_fourBit[j < half ? (byte & 15) : (byte >> 4)] * blockScale(b);
+        return (table[j < half ? (byte & 15) : (byte >> 4)] - blockZero(b)) * blockScale(b);
     };
     std::uint64_t p = first;
     for (; p < std::min(end, wholeEnd) && p % block; ++p)
@@ -156,7 +187,13 @@ void Dequantizer::storageFlat(std::uint64_t first, std::uint64_t n, float *out, 
             for (std::uint64_t b = 0; b < blocks; ++b)
                 scratch.scales[b] = blockScale(b0 + b);
         }
-        nibbleBlocksRun(codes + b0 * half, m_fourBit.data(), scratch.scales.data(), blocks, half, out);
+        if (packed) {
+            scratch.zeros.resize(blocks);
+            for (std::uint64_t b = 0; b < blocks; ++b)
+                scratch.zeros[b] = blockZero(b0 + b);
+        }
+        nibbleBlocksRun(codes + b0 * half, table, packed ? scratch.zeros.data() : nullptr,
+            scratch.scales.data(), blocks, half, out);
         out += blocks * block;
         p += blocks * block;
     }
@@ -178,6 +215,12 @@ void Dequantizer::decodeStorage(
     case QuantScheme::Awq:
         storageGrouped(first, n, out, scratch);
         return;
+    case QuantScheme::PackQuantized:
+        if (!packedBlocks()) {
+            decode(first, n, out);
+            return;
+        }
+        [[fallthrough]];
     case QuantScheme::Mxfp4:
     case QuantScheme::BnbNf4:
     case QuantScheme::BnbFp4:

@@ -70,16 +70,17 @@ STB_BODY void int8Body(const std::int8_t *__restrict codes, float scale, std::si
 }
 
 STB_BODY void nibbleBody(const std::uint8_t *__restrict codes, const float *__restrict table16,
-    const float *__restrict scales, std::size_t blocks, std::size_t blockBytes, float *__restrict out)
+    const float *__restrict zeros, const float *__restrict scales, std::size_t blocks, std::size_t blockBytes,
+    float *__restrict out)
 {
     for (std::size_t b = 0; b < blocks; ++b) {
         const std::uint8_t *__restrict in = codes + b * blockBytes;
         float *__restrict low = out + 2 * b * blockBytes;
         float *__restrict high = low + blockBytes;
-        const float s = scales[b];
+        const float s = scales[b], z = zeros ? zeros[b] : 0.0f;
         for (std::size_t k = 0; k < blockBytes; ++k) {
-            low[k] = table16[in[k] & 15] * s;
-            high[k] = table16[in[k] >> 4] * s;
+            low[k] = (table16[in[k] & 15] - z) * s;
+            high[k] = (table16[in[k] >> 4] - z) * s;
         }
     }
 }
@@ -214,8 +215,8 @@ STB_AVX512 void int8Wide(const std::int8_t *codes, float scale, std::size_t n, f
 }
 
 // The 16-entry table sits in one register: a permute per 16 codes instead of a gather.
-STB_AVX512 void nibbleWide(const std::uint8_t *codes, const float *table16, const float *scales,
-    std::size_t blocks, std::size_t blockBytes, float *out)
+STB_AVX512 void nibbleWide(const std::uint8_t *codes, const float *table16, const float *zeros,
+    const float *scales, std::size_t blocks, std::size_t blockBytes, float *out)
 {
 #if STB_WIDE_RUNS
     if (blockBytes % 16 == 0) {
@@ -225,19 +226,21 @@ STB_AVX512 void nibbleWide(const std::uint8_t *codes, const float *table16, cons
             const std::uint8_t *in = codes + b * blockBytes;
             _mm_prefetch(reinterpret_cast<const char *>(in) + 4096, _MM_HINT_T0); // as e4m3Wide
             float *low = out + 2 * b * blockBytes, *high = low + blockBytes;
-            const __m512 s = _mm512_set1_ps(scales[b]);
+            const __m512 s = _mm512_set1_ps(scales[b]), z = _mm512_set1_ps(zeros ? zeros[b] : 0.0f);
             for (std::size_t k = 0; k < blockBytes; k += 16) {
                 const __m512i bytes
                     = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(in + k)));
                 const __m512i lo = _mm512_and_si512(bytes, fifteen), hi = _mm512_srli_epi32(bytes, 4);
-                _mm512_storeu_ps(low + k, _mm512_mul_ps(_mm512_permutexvar_ps(lo, table), s));
-                _mm512_storeu_ps(high + k, _mm512_mul_ps(_mm512_permutexvar_ps(hi, table), s));
+                _mm512_storeu_ps(
+                    low + k, _mm512_mul_ps(_mm512_sub_ps(_mm512_permutexvar_ps(lo, table), z), s));
+                _mm512_storeu_ps(
+                    high + k, _mm512_mul_ps(_mm512_sub_ps(_mm512_permutexvar_ps(hi, table), z), s));
             }
         }
         return;
     }
 #endif
-    nibbleBody(codes, table16, scales, blocks, blockBytes, out);
+    nibbleBody(codes, table16, zeros, scales, blocks, blockBytes, out);
 }
 
 // The portable family's decoding loops on CPUs with AVX2 and F16C (kernels::avx2): the AVX-512
@@ -292,11 +295,11 @@ STB_AVX2_F16C inline __m256 nibbleLookup(__m256i code, __m256 low, __m256 high)
         _mm256_permutevar8x32_ps(low, code), _mm256_permutevar8x32_ps(high, code), byHigh);
 }
 
-STB_AVX2_F16C void nibbleAvx2(const std::uint8_t *codes, const float *table16, const float *scales,
-    std::size_t blocks, std::size_t blockBytes, float *out)
+STB_AVX2_F16C void nibbleAvx2(const std::uint8_t *codes, const float *table16, const float *zeros,
+    const float *scales, std::size_t blocks, std::size_t blockBytes, float *out)
 {
     if (blockBytes % 8) {
-        nibbleBody(codes, table16, scales, blocks, blockBytes, out);
+        nibbleBody(codes, table16, zeros, scales, blocks, blockBytes, out);
         return;
     }
     const __m256 low = _mm256_loadu_ps(table16), high = _mm256_loadu_ps(table16 + 8);
@@ -305,13 +308,14 @@ STB_AVX2_F16C void nibbleAvx2(const std::uint8_t *codes, const float *table16, c
         const std::uint8_t *in = codes + b * blockBytes;
         _mm_prefetch(reinterpret_cast<const char *>(in) + 4096, _MM_HINT_T0);
         float *lo = out + 2 * b * blockBytes, *hi = lo + blockBytes;
-        const __m256 s = _mm256_set1_ps(scales[b]);
+        const __m256 s = _mm256_set1_ps(scales[b]), z = _mm256_set1_ps(zeros ? zeros[b] : 0.0f);
         for (std::size_t k = 0; k < blockBytes; k += 8) {
             const __m256i bytes
                 = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(in + k)));
-            _mm256_storeu_ps(
-                lo + k, _mm256_mul_ps(nibbleLookup(_mm256_and_si256(bytes, fifteen), low, high), s));
-            _mm256_storeu_ps(hi + k, _mm256_mul_ps(nibbleLookup(_mm256_srli_epi32(bytes, 4), low, high), s));
+            const __m256 lowCodes = nibbleLookup(_mm256_and_si256(bytes, fifteen), low, high);
+            const __m256 highCodes = nibbleLookup(_mm256_srli_epi32(bytes, 4), low, high);
+            _mm256_storeu_ps(lo + k, _mm256_mul_ps(_mm256_sub_ps(lowCodes, z), s));
+            _mm256_storeu_ps(hi + k, _mm256_mul_ps(_mm256_sub_ps(highCodes, z), s));
         }
     }
 }
@@ -379,17 +383,17 @@ void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out)
         int8Body(codes, scale, n, out);
 }
 
-void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const float *scales, std::size_t blocks,
-    std::size_t blockBytes, float *out)
+void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const float *zeros, const float *scales,
+    std::size_t blocks, std::size_t blockBytes, float *out)
 {
     if (STB_WIDE_RUNS && kernels::avx512::enabled())
-        nibbleWide(codes, table16, scales, blocks, blockBytes, out);
+        nibbleWide(codes, table16, zeros, scales, blocks, blockBytes, out);
 #if STB_WIDE_RUNS
     else if (kernels::avx2::enabled())
-        nibbleAvx2(codes, table16, scales, blocks, blockBytes, out);
+        nibbleAvx2(codes, table16, zeros, scales, blocks, blockBytes, out);
 #endif
     else
-        nibbleBody(codes, table16, scales, blocks, blockBytes, out);
+        nibbleBody(codes, table16, zeros, scales, blocks, blockBytes, out);
 }
 
 void scaledTablesRun(const float *table16, const float *scales, std::size_t blocks, float *out)

@@ -33,12 +33,14 @@ void e4m3BlocksRun(
 // out[k] = float(codes[k]) * scale (bitsandbytes int8).
 void int8Run(const std::int8_t *codes, float scale, std::size_t n, float *out);
 
-// Blocks of 4-bit codes, two a byte, each block of `blockBytes` bytes sharing scales[b]: block
-// b's low nibbles to out[2·b·blockBytes …], then its high nibbles after them (storage order
-// for statistics; MXFP4 and bitsandbytes 4-bit differ only in which nibble comes first, which
-// the order of a multiset does not see).
-void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const float *scales, std::size_t blocks,
-    std::size_t blockBytes, float *out);
+// Blocks of 4-bit codes, two a byte, each block of `blockBytes` bytes sharing zeros[b] and
+// scales[b]: (table16[code] - zeros[b]) * scales[b] of block b's low nibbles to
+// out[2·b·blockBytes …], then of its high nibbles after them (storage order for statistics;
+// MXFP4 and bitsandbytes 4-bit differ only in which nibble comes first, which the order of a
+// multiset does not see). Null zeros: 0, so table16[code] * scales[b] exactly (x − 0 is x).
+// Pack-quantized 4-bit: table16[c] = c and zeros[b] = 8 + the group's zero point.
+void nibbleBlocksRun(const std::uint8_t *codes, const float *table16, const float *zeros, const float *scales,
+    std::size_t blocks, std::size_t blockBytes, float *out);
 
 // out[16 · b + c] = table16[c] * scales[b] for b < blocks: the values of each block's 16 codes,
 // as nibbleBlocksRun computes them (code counting's values of bitsandbytes 4-bit blocks).

@@ -109,20 +109,6 @@ void inexactScales(QuantFixture &f)
     }
 }
 
-// An 8-bit pack-quantized fixture with zero points: I32 [ceil(out / 4), groups], four outputs'
-// zeros to a word (the analysis compares with the decoded values, not with f.expected).
-QuantFixture withZeroPoints(QuantFixture f, std::uint64_t out, std::uint64_t groups)
-{
-    std::mt19937 rng(5);
-    const std::uint64_t words = (out + 3) / 4 * groups;
-    std::vector<std::byte> zeros(4 * words);
-    for (auto &b : zeros)
-        b = static_cast<std::byte>(rng());
-    f.specs.push_back({ "l.p.weight_zero_point", DType::I32, { (out + 3) / 4, groups } });
-    f.data.push_back(std::move(zeros));
-    return f;
-}
-
 } // namespace
 
 class tst_ByteGroups : public QObject {
@@ -301,7 +287,8 @@ void tst_ByteGroups::analysis_data()
         { "pack g64", [] { return packQuantized("l.p", 16, 128, 64, 8); } },
         { "pack g32 odd outputs", [] { return packQuantized("l.p", 13, 96, 32, 8); } },
         { "pack one group", [] { return packQuantized("l.p", 9, 64, 64, 8); } },
-        { "pack g32 zero points", [] { return withZeroPoints(packQuantized("l.p", 13, 96, 32, 8), 13, 3); } },
+        { "pack g32 zero points",
+            [] { return withZeroPoints(packQuantized("l.p", 13, 96, 32, 8), "l.p", 13, 3, 8); } },
     };
     for (const Row &row : rows) {
         for (int edit = 0; edit < 4; ++edit)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <string>
 
 namespace stb::test {
@@ -333,6 +334,19 @@ QuantFixture bnbInt8(const std::string &base, std::uint64_t out, std::uint64_t i
     }
     addTensor(f, base + ".weight", DType::I8, { out, in }, std::move(codes));
     addTensor(f, base + ".SCB", DType::F32, { out }, std::move(scb));
+    return f;
+}
+
+QuantFixture withZeroPoints(
+    QuantFixture f, const std::string &base, std::uint64_t out, std::uint64_t groups, unsigned bits)
+{
+    std::mt19937 rng(5);
+    const std::uint64_t perWord = 32 / bits, words = (out + perWord - 1) / perWord * groups;
+    std::vector<std::byte> zeros(4 * words);
+    for (auto &b : zeros)
+        b = static_cast<std::byte>(rng());
+    f.specs.push_back({ base + ".weight_zero_point", DType::I32, { (out + perWord - 1) / perWord, groups } });
+    f.data.push_back(std::move(zeros));
     return f;
 }
 

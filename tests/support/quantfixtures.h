@@ -46,6 +46,11 @@ QuantFixture bnbInt8(const std::string &base, std::uint64_t out, std::uint64_t i
 // compressed-tensors pack-quantized, symmetric int4 (or int8) groups, F16 scales.
 QuantFixture packQuantized(
     const std::string &base, std::uint64_t out, std::uint64_t in, std::uint64_t group, unsigned bits = 4);
+// The same with random zero points added: `base`.weight_zero_point, I32 [ceil(out / (32 / bits)),
+// groups], 32 / bits outputs' zeros to a word. f.expected no longer holds: compare with the
+// decoded values.
+QuantFixture withZeroPoints(
+    QuantFixture f, const std::string &base, std::uint64_t out, std::uint64_t groups, unsigned bits);
 
 // An ordinary BF16 tensor of `count` known values (norms, embeddings of a mixed checkpoint).
 QuantFixture plainBf16(const std::string &name, std::vector<std::uint64_t> shape);
