@@ -155,6 +155,17 @@ void transposePortable(
     }
 }
 
+void columnStatsPortable(const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns,
+    const unsigned *zeros, ByteColumnStats *out)
+{
+    std::uint8_t column[4 * 4096];
+    for (std::size_t c = 0; c < columns; ++c) {
+        for (std::size_t r = 0; r < rows; ++r)
+            std::memcpy(column + 4 * r, src + r * rowBytes + 4 * c, 4);
+        statsBody(column, 4 * rows, zeros[c], out[c]);
+    }
+}
+
 void levelBinsPortable(
     std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
 {
@@ -351,6 +362,75 @@ STB_AVX2 void transposeAvx2(
             std::memcpy(dst + c * 4 * rows + 4 * i, src + i * rowBytes + 4 * c, 4);
 }
 
+// columnStatsWide's steps for 8 outputs (32 bytes of each row) at a time.
+STB_AVX2 void columnStatsAvx2(const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,
+    std::size_t columns, const unsigned *zeros, ByteColumnStats *out)
+{
+    const __m256i nothing = _mm256_setzero_si256(), ones8 = _mm256_set1_epi8(1),
+                  ones16 = _mm256_set1_epi16(1), all = _mm256_set1_epi8(-1);
+    const auto words = [&](__m256i bytes) __attribute__((target("avx2")))
+    {
+        return _mm256_madd_epi16(_mm256_maddubs_epi16(bytes, ones8), ones16);
+    };
+    for (std::size_t c0 = 0; c0 < columns; c0 += 8) {
+        const std::size_t width = std::min<std::size_t>(8, columns - c0);
+        alignas(32) std::uint32_t zeroWords[8] = {}, zeroMask[8] = {}, load[8] = {};
+        for (std::size_t c = 0; c < width; ++c) {
+            load[c] = ~0u;
+            if (zeros[c0 + c] < 256) {
+                zeroWords[c] = zeros[c0 + c] * 0x01010101u;
+                zeroMask[c] = ~0u;
+            }
+        }
+        const __m256i zv = _mm256_load_si256(reinterpret_cast<const __m256i *>(zeroWords));
+        const __m256i zm = _mm256_load_si256(reinterpret_cast<const __m256i *>(zeroMask));
+        const __m256i valid = _mm256_load_si256(reinterpret_cast<const __m256i *>(load));
+        __m256i sum = nothing, squaresLo = nothing, squaresHi = nothing, zeroCount = nothing,
+                byteZeros = nothing;
+        __m256i lo = all, hi = nothing;
+        const std::uint8_t *p = src + 4 * c0;
+        for (std::size_t r = 0; r < rows; ++r, p += rowBytes) {
+            _mm_prefetch(reinterpret_cast<const char *>(p + 4 * columns), _MM_HINT_T0); // as columnStatsWide
+            const __m256i x = width == 8 ? _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p))
+                                         : _mm256_maskload_epi32(reinterpret_cast<const int *>(p), valid);
+            sum = _mm256_add_epi32(sum, words(x));
+            const __m256i a = _mm256_unpacklo_epi8(x, nothing), b = _mm256_unpackhi_epi8(x, nothing);
+            squaresLo = _mm256_add_epi32(squaresLo, _mm256_madd_epi16(a, a));
+            squaresHi = _mm256_add_epi32(squaresHi, _mm256_madd_epi16(b, b));
+            // Lanes past the width load 0: they may hold anything at the end.
+            lo = _mm256_min_epu8(lo, x);
+            hi = _mm256_max_epu8(hi, x);
+            byteZeros = _mm256_sub_epi8(byteZeros, _mm256_and_si256(_mm256_cmpeq_epi8(x, zv), zm));
+            if (r % 255 == 254) {
+                zeroCount = _mm256_add_epi32(zeroCount, words(byteZeros));
+                byteZeros = nothing;
+            }
+        }
+        zeroCount = _mm256_add_epi32(zeroCount, words(byteZeros));
+        const __m256 l = _mm256_castsi256_ps(squaresLo), h = _mm256_castsi256_ps(squaresHi);
+        const __m256i squares = _mm256_add_epi32(_mm256_castps_si256(_mm256_shuffle_ps(l, h, 0x88)),
+            _mm256_castps_si256(_mm256_shuffle_ps(l, h, 0xDD)));
+        const __m256i lo1 = _mm256_min_epu8(lo, _mm256_srli_epi32(lo, 8));
+        const __m256i least = _mm256_min_epu8(lo1, _mm256_srli_epi32(lo1, 16));
+        const __m256i hi1 = _mm256_max_epu8(hi, _mm256_srli_epi32(hi, 8));
+        const __m256i most = _mm256_max_epu8(hi1, _mm256_srli_epi32(hi1, 16));
+        alignas(32) std::uint32_t sums[8], squareSums[8], zeroSums[8], leasts[8], mosts[8];
+        _mm256_store_si256(reinterpret_cast<__m256i *>(sums), sum);
+        _mm256_store_si256(reinterpret_cast<__m256i *>(squareSums), squares);
+        _mm256_store_si256(reinterpret_cast<__m256i *>(zeroSums), zeroCount);
+        _mm256_store_si256(reinterpret_cast<__m256i *>(leasts), least);
+        _mm256_store_si256(reinterpret_cast<__m256i *>(mosts), most);
+        for (std::size_t c = 0; c < width; ++c) {
+            ByteColumnStats &st = out[c0 + c];
+            st.sum = sums[c];
+            st.squares = squareSums[c];
+            st.zeros = zeroSums[c];
+            st.lo = rows ? static_cast<std::uint8_t>(leasts[c]) : 255;
+            st.hi = rows ? static_cast<std::uint8_t>(mosts[c]) : 0;
+        }
+    }
+}
+
 // thresholdsWide in four lanes (the same operations, so the same thresholds).
 STB_AVX2 bool thresholdsAvx2(double scale, std::int32_t zero, double unit, const double *edges, std::size_t k,
     unsigned lo, unsigned hi, std::int32_t *out)
@@ -504,6 +584,85 @@ STB_AVX512_POPCNT void statsWide(
     out.lo = least(lo);
     out.hi = static_cast<std::uint8_t>(255 - least(_mm512_xor_si512(hi, _mm512_set1_epi8(-1))));
 }
+
+// columnWordStats, 16 outputs (a 64-byte piece of each row) at a time down the rows, the next
+// piece prefetched a row at a time. Per row: sums by vpmaddubsw · 1 and vpmaddwd · 1 (a word's
+// 4 codes into its 32-bit lane); squares by vpmaddwd of the bytes widened to 16 bits (lanes of
+// half-words, paired at the end); extremes by byte min/max, reduced within each word at the end;
+// zeros by a masked byte count, flushed into words every 255 rows.
+STB_AVX512 void columnStatsWide(const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,
+    std::size_t columns, const unsigned *zeros, ByteColumnStats *out)
+{
+    const __m512i nothing = _mm512_setzero_si512(), ones8 = _mm512_set1_epi8(1),
+                  ones16 = _mm512_set1_epi16(1);
+    const auto words = [&](__m512i bytes) __attribute__((target("avx512f,avx512bw")))
+    {
+        return _mm512_madd_epi16(_mm512_maddubs_epi16(bytes, ones8), ones16);
+    };
+    for (std::size_t c0 = 0; c0 < columns; c0 += 16) {
+        const std::size_t width = std::min<std::size_t>(16, columns - c0);
+        const __mmask16 valid = static_cast<__mmask16>((1u << width) - 1);
+        // Each output's zero in its word's 4 bytes; outputs without one (256) match no byte.
+        alignas(64) std::uint32_t zeroWords[16] = {};
+        __mmask16 hasZero = 0;
+        for (std::size_t c = 0; c < width; ++c) {
+            if (zeros[c0 + c] < 256) {
+                zeroWords[c] = zeros[c0 + c] * 0x01010101u;
+                hasZero = static_cast<__mmask16>(hasZero | (1u << c));
+            }
+        }
+        const __m512i zv = _mm512_load_si512(zeroWords);
+        const __mmask64 zeroBytes = _mm512_movepi8_mask(_mm512_maskz_set1_epi32(hasZero, -1));
+        __m512i sum = nothing, squaresLo = nothing, squaresHi = nothing, zeroCount = nothing,
+                byteZeros = nothing;
+        __m512i lo = _mm512_set1_epi8(-1), hi = nothing;
+        const std::uint8_t *p = src + 4 * c0;
+        for (std::size_t r = 0; r < rows; ++r, p += rowBytes) {
+            // The row's piece of the next call's columns (the next tile of outputs): each row is
+            // in a page of its own, where the hardware prefetchers do not follow.
+            _mm_prefetch(reinterpret_cast<const char *>(p + 4 * columns), _MM_HINT_T0);
+            // Masked loads only for a short piece: they measured slower (as in e4m3Wide).
+            const __m512i x = width == 16 ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi32(valid, p);
+            sum = _mm512_add_epi32(sum, words(x));
+            const __m512i a = _mm512_unpacklo_epi8(x, nothing), b = _mm512_unpackhi_epi8(x, nothing);
+            squaresLo = _mm512_add_epi32(squaresLo, _mm512_madd_epi16(a, a));
+            squaresHi = _mm512_add_epi32(squaresHi, _mm512_madd_epi16(b, b));
+            lo = _mm512_min_epu8(lo, x);
+            hi = _mm512_max_epu8(hi, x);
+            byteZeros = _mm512_mask_sub_epi8(
+                byteZeros, _mm512_mask_cmpeq_epi8_mask(zeroBytes, x, zv), byteZeros, _mm512_set1_epi8(-1));
+            if (r % 255 == 254) {
+                zeroCount = _mm512_add_epi32(zeroCount, words(byteZeros));
+                byteZeros = nothing;
+            }
+        }
+        zeroCount = _mm512_add_epi32(zeroCount, words(byteZeros));
+        // squaresLo holds, per 128-bit lane, words 0 and 1 as two half-word sums each, squaresHi
+        // words 2 and 3: the even and odd halves added give words 0 to 3.
+        const __m512 l = _mm512_castsi512_ps(squaresLo), h = _mm512_castsi512_ps(squaresHi);
+        const __m512i squares = _mm512_add_epi32(_mm512_castps_si512(_mm512_shuffle_ps(l, h, 0x88)),
+            _mm512_castps_si512(_mm512_shuffle_ps(l, h, 0xDD)));
+        // A word's least byte: the low byte of min(min(b0, b1), min(b2, b3)).
+        const __m512i lo1 = _mm512_min_epu8(lo, _mm512_srli_epi32(lo, 8));
+        const __m512i least = _mm512_min_epu8(lo1, _mm512_srli_epi32(lo1, 16));
+        const __m512i hi1 = _mm512_max_epu8(hi, _mm512_srli_epi32(hi, 8));
+        const __m512i most = _mm512_max_epu8(hi1, _mm512_srli_epi32(hi1, 16));
+        alignas(64) std::uint32_t sums[16], squareSums[16], zeroSums[16], leasts[16], mosts[16];
+        _mm512_store_si512(sums, sum);
+        _mm512_store_si512(squareSums, squares);
+        _mm512_store_si512(zeroSums, zeroCount);
+        _mm512_store_si512(leasts, least);
+        _mm512_store_si512(mosts, most);
+        for (std::size_t c = 0; c < width; ++c) {
+            ByteColumnStats &st = out[c0 + c];
+            st.sum = sums[c];
+            st.squares = squareSums[c];
+            st.zeros = zeroSums[c];
+            st.lo = rows ? static_cast<std::uint8_t>(leasts[c]) : 255;
+            st.hi = rows ? static_cast<std::uint8_t>(mosts[c]) : 0;
+        }
+    }
+}
 #endif
 
 } // namespace
@@ -541,6 +700,24 @@ void countAtLeastIn(ByteRunFamily family, const std::uint8_t *codes, std::size_t
         return countAvx2(codes, n, thresholds, k, counts);
 #endif
     countPortable(codes, n, thresholds, k, counts);
+}
+
+void columnWordStatsIn(ByteRunFamily family, const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,
+    std::size_t columns, const unsigned *zeros, ByteColumnStats *out)
+{
+#if STB_WIDE_RUNS
+    if (family == ByteRunFamily::Avx512)
+        return columnStatsWide(src, rowBytes, rows, columns, zeros, out);
+    if (family == ByteRunFamily::Avx2)
+        return columnStatsAvx2(src, rowBytes, rows, columns, zeros, out);
+#endif
+    columnStatsPortable(src, rowBytes, rows, columns, zeros, out);
+}
+
+void columnWordStats(const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns,
+    const unsigned *zeros, ByteColumnStats *out)
+{
+    columnWordStatsIn(byteRunFamily(), src, rowBytes, rows, columns, zeros, out);
 }
 
 bool codeThresholdsIn(ByteRunFamily family, double scale, std::int32_t zero, double unit, const double *edges,

@@ -41,6 +41,14 @@ void addLevelBins(std::uint32_t *counts, std::size_t levels, std::uint32_t n, bo
 void transposeWords(
     const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns, std::uint8_t *dst);
 
+// GPTQ's interleaved groups without transposing them: the byteColumnStats of each of `columns`
+// outputs over a group of 4 · rows codes, output c's codes being the 4 bytes of word c of each of
+// `rows` rows rowBytes apart (src + r · rowBytes + 4c); zeros[c] as byteColumnStats' zero.
+// rows <= 4096. The AVX kernels sum 16 (8) outputs at a time down the rows, with byte-pair
+// multiply-adds for the sums and 16-bit ones for the squares.
+void columnWordStats(const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns,
+    const unsigned *zeros, ByteColumnStats *out);
+
 // The family the functions above pick (kernels::avx512::enabled, kernels::avx2::enabled).
 enum class ByteRunFamily { Portable, Avx2, Avx512 };
 ByteRunFamily byteRunFamily();
@@ -54,6 +62,8 @@ void addLevelBinsIn(ByteRunFamily family, std::uint32_t *counts, std::size_t lev
     std::uint64_t *bins);
 void transposeWordsIn(ByteRunFamily family, const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,
     std::size_t columns, std::uint8_t *dst);
+void columnWordStatsIn(ByteRunFamily family, const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,
+    std::size_t columns, const unsigned *zeros, ByteColumnStats *out);
 bool codeThresholdsIn(ByteRunFamily family, double scale, std::int32_t zero, double unit, const double *edges,
     std::size_t k, unsigned lo, unsigned hi, std::int32_t *thresholds);
 

@@ -57,6 +57,8 @@ struct Worker {
         , zeros(tile)
         , rowScales(rowGroups)
         , rowZeros(rowGroups)
+        , columnStats(tile)
+        , zeroCodes(tile)
     { }
     quant::ByteRunFamily family = quant::byteRunFamily(); // picked once
     StatsAccumulator acc;
@@ -71,6 +73,8 @@ struct Worker {
     std::vector<float> rowScales; // pack-quantized: an output's groups
     std::vector<std::int32_t> rowZeros;
     std::vector<std::uint16_t> *ranges = nullptr; // pass 1's least and largest code per group
+    std::vector<quant::ByteColumnStats> columnStats; // GPTQ pass 1: a tile's, summed untransposed
+    std::vector<unsigned> zeroCodes;
 };
 
 // Whether scale · d is exact in float for every |d| <= 256 (and neither overflows nor leaves the
@@ -109,20 +113,28 @@ struct Moments {
     void add(const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero, std::uint64_t index,
         Worker &w, StatsAccumulator &acc)
     {
-        if (!std::isfinite(scale) || !exactScale(scale)) {
+        if (!usable(scale)) {
             decodeGroup(codes, n, scale, zero, w.values.data());
             kernels::scanValues(DType::F32, reinterpret_cast<const std::byte *>(w.values.data()), 0, n, acc);
             return;
         }
-        Pending next { {}, n, scale, zero };
-        quant::byteColumnStatsIn(
-            w.family, codes, n, zero >= 0 && zero < 256 ? unsigned(zero) : 256u, next.st);
+        quant::ByteColumnStats st;
+        quant::byteColumnStatsIn(w.family, codes, n, zeroCode(zero), st);
+        addStats(st, n, scale, zero, index, w);
+    }
+    // A group whose codes' statistics are already taken (GPTQ's, untransposed); its scale finite
+    // and exact (usable()).
+    void addStats(const quant::ByteColumnStats &st, std::uint64_t n, float scale, std::int32_t zero,
+        std::uint64_t index, Worker &w)
+    {
         if (hasPending)
             accumulate(pending);
-        pending = next;
+        pending = Pending { st, n, scale, zero };
         hasPending = true;
-        (*w.ranges)[index] = static_cast<std::uint16_t>(next.st.lo | next.st.hi << 8);
+        (*w.ranges)[index] = static_cast<std::uint16_t>(st.lo | st.hi << 8);
     }
+    static bool usable(float scale) { return std::isfinite(scale) && exactScale(scale); }
+    static unsigned zeroCode(std::int32_t zero) { return zero >= 0 && zero < 256 ? unsigned(zero) : 256u; }
     // The last group's sums; before finish().
     void flush()
     {
@@ -265,6 +277,39 @@ struct Ranges {
         }
     }
 
+    // Pass 1 of range r into `m`: as visit() with Moments::add, but GPTQ's tiles are summed where
+    // they lie (columnWordStats) instead of transposed first: the transposes took most of pass 1.
+    void moments(std::uint64_t r, Worker &w, Moments &m, StatsAccumulator &acc) const
+    {
+        const auto add = [&](const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero,
+                             std::uint64_t index) { m.add(codes, n, scale, zero, index, w, acc); };
+        const ByteGroups &g = groups;
+        if (!g.interleaved)
+            return visit(r, w, add);
+        const std::uint64_t n = g.groupSize, group = r / perGroup, o0 = (r % perGroup) * outputsPer;
+        const std::uint64_t o1 = std::min(g.outputs, o0 + outputsPer), rows = n / 4;
+        for (std::uint64_t o = o0; o < o1; o += tile) {
+            const std::uint64_t width = std::min(tile, o1 - o);
+            dequantizer.byteGroupParams(group, o, width, w.scales.data(), w.zeros.data());
+            const std::uint8_t *src = g.codes + group * rows * g.rowBytes + 4 * o;
+            for (std::uint64_t c = 0; c < width; ++c)
+                w.zeroCodes[c] = Moments::zeroCode(w.zeros[c]);
+            quant::columnWordStatsIn(
+                w.family, src, g.rowBytes, rows, width, w.zeroCodes.data(), w.columnStats.data());
+            for (std::uint64_t c = 0; c < width; ++c) {
+                const std::uint64_t index = group * g.outputs + o + c;
+                if (Moments::usable(w.scales[c])) {
+                    m.addStats(w.columnStats[c], n, w.scales[c], w.zeros[c], index, w);
+                } else { // decoded: the column's codes gathered
+                    std::uint8_t *column = w.columns.data();
+                    quant::transposeWordsIn(
+                        quant::ByteRunFamily::Portable, src + 4 * c, g.rowBytes, rows, 1, column);
+                    add(column, n, w.scales[c], w.zeros[c], index);
+                }
+            }
+        }
+    }
+
     const Dequantizer &dequantizer;
     const ByteGroups groups;
     std::uint64_t outputsPer = 0, perGroup = 0, count = 0, tile = 0; // tile: GPTQ's outputs at once
@@ -314,9 +359,7 @@ std::optional<TensorAnalysis> analyzeQuantizedByteGroups(const Dequantizer &dequ
     std::vector<StatsAccumulator> rangeStats(ranges.count);
     if (!pass([&](std::uint64_t r, Worker &w) {
             Moments m;
-            ranges.visit(r, w,
-                [&](const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero,
-                    std::uint64_t index) { m.add(codes, n, scale, zero, index, w, rangeStats[r]); });
+            ranges.moments(r, w, m, rangeStats[r]);
             m.flush();
             m.finish(rangeStats[r]);
         }))

@@ -189,6 +189,47 @@ void tst_ByteGroups::kernels()
             }
         }
     }
+    // GPTQ's columns summed without a transpose: each output's statistics as byteColumnStats
+    // gives them on its transposed codes; widths around the 16 outputs of a vector, rows past the
+    // 255 of the byte counters, zeros out of range, every byte the zero.
+    for (std::size_t rows : { 1u, 2u, 32u, 255u, 256u, 600u }) {
+        for (std::size_t columns : { 1u, 5u, 16u, 17u, 40u }) {
+            const std::size_t rowBytes = 4 * columns + 20;
+            for (int kind = 0; kind < 2; ++kind) {
+                std::vector<std::uint8_t> src(rows * rowBytes);
+                for (auto &b : src)
+                    b = static_cast<std::uint8_t>(kind == 0 ? rng() : 7);
+                std::vector<unsigned> zeros(columns);
+                for (std::size_t c = 0; c < columns; ++c)
+                    zeros[c] = kind == 1 ? (c % 3 ? 7u : 256u) : static_cast<unsigned>(rng() % 257);
+                std::vector<quant::ByteColumnStats> expected(columns);
+                std::vector<std::uint8_t> column(4 * rows);
+                for (std::size_t c = 0; c < columns; ++c) {
+                    for (std::size_t r = 0; r < rows; ++r)
+                        std::memcpy(column.data() + 4 * r, src.data() + r * rowBytes + 4 * c, 4);
+                    quant::byteColumnStatsIn(
+                        ByteRunFamily::Portable, column.data(), column.size(), zeros[c], expected[c]);
+                }
+                for (ByteRunFamily family : families()) {
+                    std::vector<quant::ByteColumnStats> got(columns);
+                    quant::columnWordStatsIn(
+                        family, src.data(), rowBytes, rows, columns, zeros.data(), got.data());
+                    for (std::size_t c = 0; c < columns; ++c) {
+                        const QString where = QStringLiteral("rows %1, columns %2, column %3, family %4")
+                                                  .arg(rows)
+                                                  .arg(columns)
+                                                  .arg(c)
+                                                  .arg(int(family));
+                        QVERIFY2(got[c].sum == expected[c].sum, qPrintable(where));
+                        QVERIFY2(got[c].squares == expected[c].squares, qPrintable(where));
+                        QVERIFY2(got[c].zeros == expected[c].zeros, qPrintable(where));
+                        QVERIFY2(got[c].lo == expected[c].lo, qPrintable(where));
+                        QVERIFY2(got[c].hi == expected[c].hi, qPrintable(where));
+                    }
+                }
+            }
+        }
+    }
     // Level bins: the differences of counts of values at or above each edge.
     for (bool up : { true, false }) {
         for (std::size_t levels : { 1u, 3u, 8u, 9u, 63u }) {
