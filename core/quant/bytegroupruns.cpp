@@ -506,6 +506,38 @@ STB_AVX512_POPCNT void countWide(const std::uint8_t *codes, std::size_t n, const
         }
     }
 }
+// countWide and levelBinsBody in one loop for the usual group of 128 codes: each level's count
+// goes straight into the bins, without the counts' round trip through memory. Thresholds are
+// monotone in the level and within [lo, hi + 1]: at lo every code counts and at hi + 1 none, so
+// only the levels between are compared, their keys broadcast from memory as 4 bytes.
+STB_AVX512_POPCNT void countLevels128(const std::uint8_t *codes, const std::int32_t *thresholds,
+    std::size_t levels, bool up, unsigned lo, unsigned hi, std::uint64_t *bins)
+{
+    const __m512i x0 = _mm512_loadu_si512(codes), x1 = _mm512_loadu_si512(codes + 64);
+    alignas(64) std::uint32_t keys[8];
+    const auto first = static_cast<std::int32_t>(lo), last = static_cast<std::int32_t>(hi) + 1;
+    std::uint32_t previous = 128; // values at or above the edge below level 0: all
+    for (std::size_t j0 = 0; j0 < levels; j0 += 8) {
+        const __m256i t = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(thresholds + j0));
+        _mm256_store_si256(reinterpret_cast<__m256i *>(keys),
+            _mm256_mullo_epi32(_mm256_and_si256(t, _mm256_set1_epi32(255)), _mm256_set1_epi32(0x01010101)));
+        const std::size_t end = std::min<std::size_t>(8, levels - j0);
+        for (std::size_t l = 0; l < end; ++l) {
+            const std::int32_t tj = thresholds[j0 + l];
+            std::uint32_t atLeast = tj <= first ? 128 : 0; // codes at or above t
+            if (tj > first && tj < last) {
+                const __m512i key = _mm512_set1_epi32(static_cast<int>(keys[l]));
+                atLeast = static_cast<std::uint32_t>(_mm_popcnt_u64(_mm512_cmpge_epu8_mask(x0, key))
+                    + _mm_popcnt_u64(_mm512_cmpge_epu8_mask(x1, key)));
+            }
+            const std::uint32_t above = up ? atLeast : 128 - atLeast; // values at or above the edge
+            bins[j0 + l] += previous - above;
+            previous = above;
+        }
+    }
+    bins[levels] += previous;
+}
+
 // thresholdsBody with AVX-512 masks: the rule's evaluations are compares to masks.
 STB_AVX512 bool thresholdsWide(double scale, std::int32_t zero, double unit, const double *edges,
     std::size_t k, unsigned lo, unsigned hi, std::int32_t *out)
@@ -700,6 +732,38 @@ void countAtLeastIn(ByteRunFamily family, const std::uint8_t *codes, std::size_t
         return countAvx2(codes, n, thresholds, k, counts);
 #endif
     countPortable(codes, n, thresholds, k, counts);
+}
+
+bool binGroupCodesIn(ByteRunFamily family, const std::uint8_t *codes, std::size_t n, double scale,
+    std::int32_t zero, double unit, const double *edges, std::size_t levels, unsigned lo, unsigned hi,
+    std::int32_t *thresholds, std::uint32_t *counts, std::uint64_t *bins)
+{
+    const auto count = static_cast<std::uint32_t>(n);
+#if STB_WIDE_RUNS
+    if (family == ByteRunFamily::Avx512) {
+        if (!thresholdsWide(scale, zero, unit, edges, levels, lo, hi, thresholds))
+            return false;
+        if (n == 128) {
+            countLevels128(codes, thresholds, levels, scale > 0, lo, hi, bins);
+            return true;
+        }
+        countWide(codes, n, thresholds, levels, counts);
+        levelBinsWide(counts, levels, count, scale > 0, bins);
+        return true;
+    }
+    if (family == ByteRunFamily::Avx2) {
+        if (!thresholdsAvx2(scale, zero, unit, edges, levels, lo, hi, thresholds))
+            return false;
+        countAvx2(codes, n, thresholds, levels, counts);
+        levelBinsAvx2(counts, levels, count, scale > 0, bins);
+        return true;
+    }
+#endif
+    if (!thresholdsPortable(scale, zero, unit, edges, levels, lo, hi, thresholds))
+        return false;
+    countPortable(codes, n, thresholds, levels, counts);
+    levelBinsPortable(counts, levels, count, scale > 0, bins);
+    return true;
 }
 
 void columnWordStatsIn(ByteRunFamily family, const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,

@@ -62,6 +62,14 @@ void addLevelBinsIn(ByteRunFamily family, std::uint32_t *counts, std::size_t lev
     std::uint64_t *bins);
 void transposeWordsIn(ByteRunFamily family, const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,
     std::size_t columns, std::uint8_t *dst);
+// A group's bins in one call: codeThresholds, countAtLeast and addLevelBins for `levels` levels
+// (bins[0 … levels] gain the group's n values; `thresholds` and `counts` are scratch of levels
+// rounded up to 8). False when codeThresholds is (the caller bins the group another way; bins
+// untouched).
+bool binGroupCodesIn(ByteRunFamily family, const std::uint8_t *codes, std::size_t n, double scale,
+    std::int32_t zero, double unit, const double *edges, std::size_t levels, unsigned lo, unsigned hi,
+    std::int32_t *thresholds, std::uint32_t *counts, std::uint64_t *bins);
+
 void columnWordStatsIn(ByteRunFamily family, const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,
     std::size_t columns, const unsigned *zeros, ByteColumnStats *out);
 bool codeThresholdsIn(ByteRunFamily family, double scale, std::int32_t zero, double unit, const double *edges,

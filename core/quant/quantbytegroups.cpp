@@ -205,13 +205,9 @@ void binGroup(const std::uint8_t *codes, std::uint64_t n, float scale, std::int3
         // Level j: the values at or above edge b0 + 1 + j, C_j of them: the codes at or above
         // t_j (scale > 0), or below it.
         const std::size_t levels = static_cast<std::size_t>(b1 - b0);
-        std::int32_t *t = w.thresholds.data();
-        if (!quant::codeThresholdsIn(w.family, s, zero, plan.unit, edges + b0 + 1, levels, st.lo, st.hi, t))
+        if (!quant::binGroupCodesIn(w.family, codes, n, s, zero, plan.unit, edges + b0 + 1, levels, st.lo,
+                st.hi, w.thresholds.data(), w.counts.data(), w.binCounts.data() + b0))
             return fallback();
-        std::uint32_t *c = w.counts.data();
-        quant::countAtLeastIn(w.family, codes, n, t, levels, c);
-        quant::addLevelBinsIn(
-            w.family, c, levels, static_cast<std::uint32_t>(n), s > 0, w.binCounts.data() + b0);
     }
     if (std::fabs(lo - plan.mean) > plan.outlierDistance
         || std::fabs(hi - plan.mean) > plan.outlierDistance) {

@@ -304,6 +304,23 @@ void tst_ByteGroups::thresholds()
                                    .arg(hi)
                                    .arg(edges[j], 0, 'g', 17)
                                    .arg(t[j])));
+            // The whole group's bins in one call (the AVX-512 family folds the counts of a group of
+            // 128 into the bins as it goes): the same as counting, then adding the level bins.
+            for (std::size_t n : { std::size_t(128), std::size_t(77) }) {
+                std::vector<std::uint8_t> codes(n);
+                for (auto &c : codes)
+                    c = static_cast<std::uint8_t>(lo + rng() % (hi - lo + 1));
+                std::vector<std::uint32_t> counts(k + 8);
+                std::vector<std::uint64_t> expected(k + 1, 5), got(k + 1, 5);
+                quant::countAtLeastIn(ByteRunFamily::Portable, codes.data(), n, t.data(), k, counts.data());
+                quant::addLevelBinsIn(
+                    ByteRunFamily::Portable, counts.data(), k, std::uint32_t(n), scale > 0, expected.data());
+                std::vector<std::int32_t> scratch(k + 8);
+                QVERIFY(quant::binGroupCodesIn(family, codes.data(), n, scale, zero, unit, edges.data(), k,
+                    lo, hi, scratch.data(), counts.data(), got.data()));
+                QVERIFY2(got == expected,
+                    qPrintable(QStringLiteral("family %1, %2 codes").arg(int(family)).arg(n)));
+            }
         }
     }
     QVERIFY2(refused < rounds / 4, qPrintable(QStringLiteral("%1 of %2 refused").arg(refused).arg(rounds)));
