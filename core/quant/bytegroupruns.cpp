@@ -131,6 +131,19 @@ STB_BODY bool thresholdsBody(double scale, std::int32_t zero, double unit, const
     return !any;
 }
 
+// The column kernels' results, a lane per output, as ByteColumnStats (no rows: byteColumnStats' empty
+// extremes).
+void columnStatsOut(std::size_t width, std::size_t rows, const std::uint32_t *sums,
+    const std::uint32_t *squares, const std::uint32_t *zeros, const std::uint32_t *leasts,
+    const std::uint32_t *mosts, ByteColumnStats *out)
+{
+    for (std::size_t c = 0; c < width; ++c) {
+        out[c] = { sums[c], squares[c], zeros[c],
+            rows ? static_cast<std::uint8_t>(leasts[c]) : std::uint8_t(255),
+            rows ? static_cast<std::uint8_t>(mosts[c]) : std::uint8_t(0) };
+    }
+}
+
 void statsPortable(const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out)
 {
     statsBody(codes, n, zero, out);
@@ -420,14 +433,7 @@ STB_AVX2 void columnStatsAvx2(const std::uint8_t *src, std::size_t rowBytes, std
         _mm256_store_si256(reinterpret_cast<__m256i *>(zeroSums), zeroCount);
         _mm256_store_si256(reinterpret_cast<__m256i *>(leasts), least);
         _mm256_store_si256(reinterpret_cast<__m256i *>(mosts), most);
-        for (std::size_t c = 0; c < width; ++c) {
-            ByteColumnStats &st = out[c0 + c];
-            st.sum = sums[c];
-            st.squares = squareSums[c];
-            st.zeros = zeroSums[c];
-            st.lo = rows ? static_cast<std::uint8_t>(leasts[c]) : 255;
-            st.hi = rows ? static_cast<std::uint8_t>(mosts[c]) : 0;
-        }
+        columnStatsOut(width, rows, sums, squareSums, zeroSums, leasts, mosts, out + c0);
     }
 }
 
@@ -685,14 +691,7 @@ STB_AVX512 void columnStatsWide(const std::uint8_t *src, std::size_t rowBytes, s
         _mm512_store_si512(zeroSums, zeroCount);
         _mm512_store_si512(leasts, least);
         _mm512_store_si512(mosts, most);
-        for (std::size_t c = 0; c < width; ++c) {
-            ByteColumnStats &st = out[c0 + c];
-            st.sum = sums[c];
-            st.squares = squareSums[c];
-            st.zeros = zeroSums[c];
-            st.lo = rows ? static_cast<std::uint8_t>(leasts[c]) : 255;
-            st.hi = rows ? static_cast<std::uint8_t>(mosts[c]) : 0;
-        }
+        columnStatsOut(width, rows, sums, squareSums, zeroSums, leasts, mosts, out + c0);
     }
 }
 #endif
