@@ -144,6 +144,25 @@ void columnStatsOut(std::size_t width, std::size_t rows, const std::uint32_t *su
     }
 }
 
+STB_BODY void splitBody(const std::uint8_t *__restrict src, std::size_t rowBytes, std::size_t rows,
+    std::size_t bytes, std::uint8_t *__restrict dst)
+{
+    for (std::size_t r = 0; r < rows; ++r) {
+        const std::uint8_t *__restrict in = src + r * rowBytes;
+        std::uint8_t *__restrict low = dst + 2 * r * bytes, *__restrict high = low + bytes;
+        for (std::size_t b = 0; b < bytes; ++b) {
+            low[b] = in[b] & 15;
+            high[b] = in[b] >> 4;
+        }
+    }
+}
+
+void splitPortable(
+    const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t bytes, std::uint8_t *dst)
+{
+    splitBody(src, rowBytes, rows, bytes, dst);
+}
+
 void statsPortable(const std::uint8_t *codes, std::size_t n, unsigned zero, ByteColumnStats &out)
 {
     statsBody(codes, n, zero, out);
@@ -186,6 +205,16 @@ void levelBinsPortable(
 }
 
 #if STB_WIDE_RUNS
+STB_AVX2 void splitAvx2(
+    const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t bytes, std::uint8_t *dst)
+{
+    splitBody(src, rowBytes, rows, bytes, dst);
+}
+STB_AVX512 void splitWide(
+    const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t bytes, std::uint8_t *dst)
+{
+    splitBody(src, rowBytes, rows, bytes, dst);
+}
 STB_AVX2 void levelBinsAvx2(
     std::uint32_t *counts, std::size_t levels, std::uint32_t n, bool up, std::uint64_t *bins)
 {
@@ -763,6 +792,24 @@ bool binGroupCodesIn(ByteRunFamily family, const std::uint8_t *codes, std::size_
     countPortable(codes, n, thresholds, levels, counts);
     levelBinsPortable(counts, levels, count, scale > 0, bins);
     return true;
+}
+
+void splitNibbleRowsIn(ByteRunFamily family, const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,
+    std::size_t bytes, std::uint8_t *dst)
+{
+#if STB_WIDE_RUNS
+    if (family == ByteRunFamily::Avx512)
+        return splitWide(src, rowBytes, rows, bytes, dst);
+    if (family == ByteRunFamily::Avx2)
+        return splitAvx2(src, rowBytes, rows, bytes, dst);
+#endif
+    splitPortable(src, rowBytes, rows, bytes, dst);
+}
+
+void splitNibbleRows(
+    const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t bytes, std::uint8_t *dst)
+{
+    splitNibbleRowsIn(byteRunFamily(), src, rowBytes, rows, bytes, dst);
 }
 
 void columnWordStatsIn(ByteRunFamily family, const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,

@@ -49,6 +49,12 @@ void transposeWords(
 void columnWordStats(const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t columns,
     const unsigned *zeros, ByteColumnStats *out);
 
+// 4-bit GPTQ's rows of words as rows of byte codes: row r's bytes' low nibbles to row 2r of dst,
+// their high nibbles to row 2r + 1 (rows of `bytes` bytes, src's rowBytes apart, dst's back to
+// back). Word c of each dst row then holds 4 codes of output c, as an 8-bit row does.
+void splitNibbleRows(
+    const std::uint8_t *src, std::size_t rowBytes, std::size_t rows, std::size_t bytes, std::uint8_t *dst);
+
 // The family the functions above pick (kernels::avx512::enabled, kernels::avx2::enabled).
 enum class ByteRunFamily { Portable, Avx2, Avx512 };
 ByteRunFamily byteRunFamily();
@@ -70,6 +76,8 @@ bool binGroupCodesIn(ByteRunFamily family, const std::uint8_t *codes, std::size_
     std::int32_t zero, double unit, const double *edges, std::size_t levels, unsigned lo, unsigned hi,
     std::int32_t *thresholds, std::uint32_t *counts, std::uint64_t *bins);
 
+void splitNibbleRowsIn(ByteRunFamily family, const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,
+    std::size_t bytes, std::uint8_t *dst);
 void columnWordStatsIn(ByteRunFamily family, const std::uint8_t *src, std::size_t rowBytes, std::size_t rows,
     std::size_t columns, const unsigned *zeros, ByteColumnStats *out);
 bool codeThresholdsIn(ByteRunFamily family, double scale, std::int32_t zero, double unit, const double *edges,

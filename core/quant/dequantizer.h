@@ -23,6 +23,9 @@ class Dequantizer;
 struct ByteGroups {
     const std::uint8_t *codes = nullptr;
     bool interleaved = false; // GPTQ
+    // 4: GPTQ's 4-bit codes, code (i, o) nibble i % 8 of word (i / 8, o) (rows of 8 inputs); the
+    // statistics split a tile's nibbles into rows of byte codes first (bytegroupruns.h).
+    unsigned bits = 8;
     std::uint64_t outputs = 0, inputs = 0, groupSize = 0, groups = 0, rowBytes = 0;
 };
 
@@ -162,8 +165,9 @@ public:
     std::uint64_t tapeBytes(std::uint64_t n) const;
 
     // The layout as byte groups (dequantizerbytegroups.cpp), for the statistics of 8-bit groups
-    // by integer sums and code thresholds: nullopt unless 8-bit GPTQ or pack-quantized without
-    // act order, whole groups of a multiple of 4 inputs, at most kMaxByteGroup of them.
+    // by integer sums and code thresholds: nullopt unless 8-bit GPTQ or pack-quantized, or 4-bit
+    // GPTQ, without act order, whole groups of a multiple of 4 (4-bit: 8) inputs, at most
+    // kMaxByteGroup of them.
     std::optional<ByteGroups> byteGroups() const;
     static constexpr std::uint64_t kMaxByteGroup = 4096;
     // The scales (as decode() converts them) and zeros of outputs [o0, o0 + n) in group `group`:

@@ -13,15 +13,17 @@ using namespace quant;
 std::optional<ByteGroups> Dequantizer::byteGroups() const
 {
     const bool gptq = m_scheme == QuantScheme::Gptq;
-    if ((!gptq && m_scheme != QuantScheme::PackQuantized) || m_bits != 8 || m_groupIndex.data)
+    if ((!gptq && m_scheme != QuantScheme::PackQuantized) || !(m_bits == 8 || (gptq && m_bits == 4))
+        || m_groupIndex.data)
         return std::nullopt;
     const std::uint64_t groupSize = m_groupSize ? m_groupSize : m_cols;
-    if (!groupSize || groupSize % 4 || groupSize > kMaxByteGroup || m_cols % groupSize
+    if (!groupSize || groupSize % (32 / m_bits) || groupSize > kMaxByteGroup || m_cols % groupSize
         || m_cols / groupSize != m_groups || !m_rows)
         return std::nullopt;
     ByteGroups g;
     g.codes = reinterpret_cast<const std::uint8_t *>(m_codes.data);
     g.interleaved = gptq;
+    g.bits = m_bits;
     g.outputs = m_rows;
     g.inputs = m_cols;
     g.groupSize = groupSize;
@@ -62,7 +64,7 @@ void Dequantizer::byteGroupParams(
         const std::int32_t plusOne = m_zeroPlusOne ? 1 : 0;
         convertScales(m_scale.dtype, m_scale.data, group * m_rows + o0, 1, n, scales);
         for (std::uint64_t k = 0; k < n; ++k)
-            zeros[k] = static_cast<std::int32_t>(streamCode(row, 1, 0, o0 + k, 8)) + plusOne;
+            zeros[k] = static_cast<std::int32_t>(streamCode(row, 1, 0, o0 + k, m_bits)) + plusOne;
         return;
     }
     // Pack-quantized: (code - 128) - (zero point - 128), or code - 128 without zero points.

@@ -47,7 +47,7 @@ std::uint64_t tileOutputs(std::uint64_t groupSize)
 constexpr std::uint64_t kAhead = 2048; // bytes prefetched ahead of a pack-quantized row's groups
 
 struct Worker {
-    Worker(unsigned bins, std::uint64_t groupSize, std::uint64_t tile, std::uint64_t rowGroups)
+    Worker(unsigned bins, std::uint64_t groupSize, std::uint64_t tile, std::uint64_t rowGroups, bool nibbles)
         : binCounts(bins, 0)
         , columns(tile * groupSize)
         , values(groupSize)
@@ -59,6 +59,7 @@ struct Worker {
         , rowZeros(rowGroups)
         , columnStats(tile)
         , zeroCodes(tile)
+        , split(nibbles ? tile * groupSize : 0)
     { }
     quant::ByteRunFamily family = quant::byteRunFamily(); // picked once
     StatsAccumulator acc;
@@ -75,6 +76,7 @@ struct Worker {
     std::vector<std::uint16_t> *ranges = nullptr; // pass 1's least and largest code per group
     std::vector<quant::ByteColumnStats> columnStats; // GPTQ pass 1: a tile's, summed untransposed
     std::vector<unsigned> zeroCodes;
+    std::vector<std::uint8_t> split; // 4-bit GPTQ: a tile's rows of words as rows of byte codes
 };
 
 // Whether scale · d is exact in float for every |d| <= 256 (and neither overflows nor leaves the
@@ -242,6 +244,23 @@ struct Ranges {
         const std::uint64_t outputs = std::min(outputsPer, groups.outputs - o0);
         return outputs * (groups.interleaved ? groups.groupSize : groups.inputs);
     }
+    // GPTQ: the rows of words of a tile (group `group`, outputs [o, o + width)) as 8-bit rows:
+    // where they lie, or (4-bit) split into w.split; its first row, row bytes and rows.
+    struct Tile {
+        const std::uint8_t *src;
+        std::uint64_t rowBytes, rows;
+    };
+    Tile tileRows(std::uint64_t group, std::uint64_t o, std::uint64_t width, Worker &w) const
+    {
+        const ByteGroups &g = groups;
+        const std::uint64_t wordRows = g.groupSize * g.bits / 32;
+        const std::uint8_t *src = g.codes + group * wordRows * g.rowBytes + 4 * o;
+        if (g.bits == 8)
+            return { src, g.rowBytes, wordRows };
+        quant::splitNibbleRowsIn(w.family, src, g.rowBytes, wordRows, 4 * width, w.split.data());
+        return { w.split.data(), 4 * width, 2 * wordRows };
+    }
+
     // fn(codes, n, scale, zero, index) for every group of range r; index: the group's own number.
     template<typename Fn> void visit(std::uint64_t r, Worker &w, const Fn &fn) const
     {
@@ -261,13 +280,13 @@ struct Ranges {
             return;
         }
         const std::uint64_t group = r / perGroup, o0 = (r % perGroup) * outputsPer;
-        const std::uint64_t o1 = std::min(g.outputs, o0 + outputsPer), rows = n / 4;
+        const std::uint64_t o1 = std::min(g.outputs, o0 + outputsPer);
         for (std::uint64_t o = o0; o < o1; o += tile) {
             const std::uint64_t width = std::min(tile, o1 - o);
             dequantizer.byteGroupParams(group, o, width, w.scales.data(), w.zeros.data());
-            const std::uint8_t *src = g.codes + group * rows * g.rowBytes + 4 * o;
+            const Tile t = tileRows(group, o, width, w);
             std::uint8_t *dst = w.columns.data();
-            quant::transposeWordsIn(w.family, src, g.rowBytes, rows, width, dst);
+            quant::transposeWordsIn(w.family, t.src, t.rowBytes, t.rows, width, dst);
             for (std::uint64_t c = 0; c < width; ++c)
                 fn(dst + c * n, n, w.scales[c], w.zeros[c], group * g.outputs + o + c);
         }
@@ -283,15 +302,15 @@ struct Ranges {
         if (!g.interleaved)
             return visit(r, w, add);
         const std::uint64_t n = g.groupSize, group = r / perGroup, o0 = (r % perGroup) * outputsPer;
-        const std::uint64_t o1 = std::min(g.outputs, o0 + outputsPer), rows = n / 4;
+        const std::uint64_t o1 = std::min(g.outputs, o0 + outputsPer);
         for (std::uint64_t o = o0; o < o1; o += tile) {
             const std::uint64_t width = std::min(tile, o1 - o);
             dequantizer.byteGroupParams(group, o, width, w.scales.data(), w.zeros.data());
-            const std::uint8_t *src = g.codes + group * rows * g.rowBytes + 4 * o;
+            const Tile t = tileRows(group, o, width, w);
             for (std::uint64_t c = 0; c < width; ++c)
                 w.zeroCodes[c] = Moments::zeroCode(w.zeros[c]);
             quant::columnWordStatsIn(
-                w.family, src, g.rowBytes, rows, width, w.zeroCodes.data(), w.columnStats.data());
+                w.family, t.src, t.rowBytes, t.rows, width, w.zeroCodes.data(), w.columnStats.data());
             for (std::uint64_t c = 0; c < width; ++c) {
                 const std::uint64_t index = group * g.outputs + o + c;
                 if (Moments::usable(w.scales[c])) {
@@ -299,7 +318,7 @@ struct Ranges {
                 } else { // decoded: the column's codes gathered
                     std::uint8_t *column = w.columns.data();
                     quant::transposeWordsIn(
-                        quant::ByteRunFamily::Portable, src + 4 * c, g.rowBytes, rows, 1, column);
+                        quant::ByteRunFamily::Portable, t.src + 4 * c, t.rowBytes, t.rows, 1, column);
                     add(column, n, w.scales[c], w.zeros[c], index);
                 }
             }
@@ -327,7 +346,8 @@ std::optional<TensorAnalysis> analyzeQuantizedByteGroups(const Dequantizer &dequ
     std::vector<Worker> workers;
     workers.reserve(threads);
     for (unsigned i = 0; i < threads; ++i)
-        workers.emplace_back(bins, groups->groupSize, ranges.tile, groups->interleaved ? 0 : groups->groups);
+        workers.emplace_back(bins, groups->groupSize, ranges.tile, groups->interleaved ? 0 : groups->groups,
+            groups->bits == 4);
     // Each group's least and largest code, from pass 1 for pass 2: 2 bytes per group of 32 or more.
     std::vector<std::uint16_t> codeRanges(groups->outputs * groups->groups);
     for (Worker &w : workers)

@@ -342,6 +342,9 @@ void tst_ByteGroups::analysis_data()
         { "gptq g8 many groups", [] { return gptq("l.q", 20, 512, 8, 8); } },
         { "gptq act-order", [] { return gptq("l.q", 32, 128, 8, 32, false, true); } },
         { "gptq g128 two tiles", [] { return gptq("l.q", 300, 256, 8, 128); } }, // 256 + 44 outputs
+        { "gptq 4-bit g128 two tiles", [] { return gptq("l.q", 296, 256, 4, 128); } }, // 256 + 40 outputs
+        { "gptq 4-bit g32", [] { return gptq("l.q", 40, 128, 4, 32); } },
+        { "gptq_v2 4-bit g8 40 outputs", [] { return gptq("l.q", 40, 64, 4, 8, true); } },
         { "pack g64", [] { return packQuantized("l.p", 16, 128, 64, 8); } },
         { "pack g32 odd outputs", [] { return packQuantized("l.p", 13, 96, 32, 8); } },
         { "pack one group", [] { return packQuantized("l.p", 9, 64, 64, 8); } },
@@ -407,8 +410,11 @@ void tst_ByteGroups::analysis()
             kernels::avx512::setEnabled(family == 0);
             kernels::avx2::setEnabled(family == 1);
             for (unsigned threads : { 1u, 3u }) {
-                // analyzeQuantized: by byte groups, or (act order) by decoded values.
-                const auto a = analyzeQuantized(*dq, AnalysisOptions { bins, threads, false });
+                // By byte groups (4-bit GPTQ too, which analyzeQuantized counts when there are
+                // bins), or (act order) analyzeQuantized by decoded values.
+                const AnalysisOptions options { bins, threads, false };
+                const auto a
+                    = actOrder ? analyzeQuantized(*dq, options) : analyzeQuantizedByteGroups(*dq, options);
                 QVERIFY(a);
                 const TensorStats &s = a->stats, &e = reference->stats;
                 compareCountsAndExtremes(s, e);
