@@ -28,7 +28,8 @@ std::optional<TensorAnalysis> analyzeQuantizedValues(const Dequantizer &dequanti
     const AnalysisOptions &options, std::stop_token stop = {}, const ProgressFn &progress = {});
 std::optional<TensorAnalysis> analyzeQuantizedCodes(const Dequantizer &dequantizer,
     const AnalysisOptions &options, std::stop_token stop = {}, const ProgressFn &progress = {});
-// The third, for 8-bit GPTQ and pack-quantized groups (nullopt unless Dequantizer::byteGroups()):
+// The third, for 8-bit GPTQ and pack-quantized groups and 4-bit GPTQ ones (nullopt unless
+// Dequantizer::byteGroups()):
 // group sums of codes and counts of codes at or above each bin edge's code
 // (quantbytegroups.cpp). Counts, extremes, histogram and outliers as by values; mean and std
 // within rounding.

@@ -1,9 +1,9 @@
 // Statistics of 8-bit GPTQ and pack-quantized groups (Dequantizer::byteGroups) without decoding
 // a value. Code counting does not pay there (256 codes for 128 elements), and decoding to floats
-// for the F32 kernels cost more than twice the BF16 statistics. A value is scale · (q − zero)
-// with a float scale shared by the group's codes q and an integer q − zero of at most 9 bits:
-// for a scale of at most 15 significant bits (every F16 and BF16 scale) the float product is
-// exact, so
+// for the F32 kernels cost more than twice the BF16 statistics. 4-bit GPTQ groups go the same way
+// without a histogram (their nibbles split into bytes): faster than counting them. A value is scale · (q −
+// zero) with a float scale shared by the group's codes q and an integer q − zero of at most 9 bits: for a
+// scale of at most 15 significant bits (every F16 and BF16 scale) the float product is exact, so
 //   pass 1: the group's sums of q and q² (integers) give its sums of values and of squares
 //           (one multiply each), its least and largest code its extremes, and the codes equal
 //           to the zero its zeros;
