@@ -32,30 +32,6 @@ std::optional<ByteGroups> Dequantizer::byteGroups() const
     return g;
 }
 
-namespace {
-
-// n scales from index first on, `stride` apart, as scaleAt() converts them (the dtype's switch
-// taken once).
-void convertScales(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t stride,
-    std::uint64_t n, float *out)
-{
-    switch (dtype) {
-    case DType::F16:
-        for (std::uint64_t k = 0; k < n; ++k)
-            out[k] = floatAt(DType::F16, data, first + k * stride);
-        return;
-    case DType::BF16:
-        for (std::uint64_t k = 0; k < n; ++k)
-            out[k] = floatAt(DType::BF16, data, first + k * stride);
-        return;
-    default:
-        for (std::uint64_t k = 0; k < n; ++k)
-            out[k] = floatAt(dtype, data, first + k * stride);
-    }
-}
-
-} // namespace
-
 void Dequantizer::byteGroupParams(
     std::uint64_t group, std::uint64_t o0, std::uint64_t n, float *scales, std::int32_t *zeros) const
 {

@@ -66,18 +66,17 @@ void Dequantizer::loadGroup(std::uint64_t group, DequantScratch &scratch) const
     if (m_scheme == QuantScheme::Gptq) {
         const float plusOne = m_zeroPlusOne ? 1.0f : 0.0f;
         const std::byte *zeros = m_zeros.data + 4 * group * m_zeroCols;
-        for (std::uint64_t o = 0; o < outputs; ++o) {
-            scratch.scales[o] = scaleAt(group * outputs + o);
+        convertScales(m_scale.dtype, m_scale.data, group * outputs, 1, outputs, scratch.scales.data());
+        for (std::uint64_t o = 0; o < outputs; ++o)
             scratch.zeros[o] = static_cast<float>(streamCode(zeros, 1, 0, o, m_bits)) + plusOne;
-        }
     } else {
         const std::uint64_t words = outputs / 8;
         for (unsigned s = 0; s < 8; ++s) {
-            for (std::uint64_t w = 0; w < words; ++w) {
-                scratch.scales[s * words + w] = scaleAt(group * outputs + 8 * w + kAwqOrder[s]);
+            convertScales(m_scale.dtype, m_scale.data, group * outputs + kAwqOrder[s], 8, words,
+                scratch.scales.data() + s * words);
+            for (std::uint64_t w = 0; w < words; ++w)
                 scratch.zeros[s * words + w]
                     = static_cast<float>((wordAt(m_zeros.data, group * m_zeroCols + w) >> (4 * s)) & 15u);
-            }
         }
     }
     scratch.group = group;

@@ -78,4 +78,24 @@ inline float floatAt(DType dtype, const std::byte *data, std::uint64_t index)
     }
 }
 
+// n scales from index first on, `stride` apart, as floatAt() converts them (the dtype's switch
+// taken once, not once per scale: a group's scales of every output are converted at once).
+inline void convertScales(DType dtype, const std::byte *data, std::uint64_t first, std::uint64_t stride,
+    std::uint64_t n, float *out)
+{
+    switch (dtype) {
+    case DType::F16:
+        for (std::uint64_t k = 0; k < n; ++k)
+            out[k] = floatAt(DType::F16, data, first + k * stride);
+        return;
+    case DType::BF16:
+        for (std::uint64_t k = 0; k < n; ++k)
+            out[k] = floatAt(DType::BF16, data, first + k * stride);
+        return;
+    default:
+        for (std::uint64_t k = 0; k < n; ++k)
+            out[k] = floatAt(dtype, data, first + k * stride);
+    }
+}
+
 } // namespace stb::quant
