@@ -9,8 +9,9 @@
 // reads for its visible rows, at its most) and a 1024×1024-cell heatmap of each weight against
 // readRect and summarizeHeatmap on the BF16 tensor; then the same on the transposed plane (a
 // 1,000 × 64-cell screenful and a 1024×1024-cell heatmap).
-//   bench_quant FOLDER [ROWS COLS]   (BENCH_SCHEME=gptq or "gptq 8-bit": that scheme only; BENCH_BINS=10: bins;
-//   BENCH_BOTH=1: where code counting runs, the decoding analyzer as well, as a same-run "before")
+//   bench_quant FOLDER [ROWS COLS]   (BENCH_SCHEME=gptq or "gptq 8-bit": that scheme only; BENCH_BINS=10:
+//   bins; BENCH_BOTH=1: where code counting runs, the decoding analyzer as well, as a same-run "before";
+//   BENCH_HEAVY=1: heavy-tailed codes instead of uniform ones, so that outliers exist, see heavyCodes)
 #include "benchutil.h"
 
 #include "core/concurrency/parallel.h"
@@ -53,6 +54,43 @@ std::string stateJson(const char *type, std::uint64_t rows, std::uint64_t cols)
         + std::to_string(rows) + ", " + std::to_string(cols) + "]}";
 }
 
+// A discrete Laplace offset: |d| = floor(spread · Exp(1)), either sign.
+int laplaceSteps(double spread)
+{
+    const double u = (static_cast<double>(next() >> 11) + 0.5) * 0x1p-53;
+    const double magnitude = -spread * std::log(u);
+    return (next() & 1) ? static_cast<int>(magnitude) : -static_cast<int>(magnitude);
+}
+
+// BENCH_HEAVY=1: codes as trained weights give them, most near the zero point and a heavy tail,
+// so that values lie beyond 6σ of the mean and the statistics' second pass (outliers, at 0 bins
+// too) runs, as it does on real checkpoints; zero points at the middle code.
+void heavyCodes(const TensorSpec &spec, std::span<std::byte> out)
+{
+    const std::string &n = spec.name;
+    const auto clampTo = [](int v, int hi) { return static_cast<unsigned>(std::clamp(v, 0, hi)); };
+    const bool zeros = n.find("qzeros") != std::string::npos;
+    const bool eightBit = n.rfind("gptq8.", 0) == 0 || n.rfind("pack8.", 0) == 0;
+    if (spec.dtype == DType::F8_E4M3) {
+        for (auto &b : out) { // exponent field 7 ± a heavy tail (values around 1, rarely 2^±7)
+            const unsigned e = clampTo(7 + laplaceSteps(0.7), 15), m = next() % (e == 15 ? 7 : 8);
+            b = static_cast<std::byte>((next() & 0x80) | (e << 3) | m);
+        }
+    } else if (spec.dtype == DType::I8) {
+        for (auto &b : out)
+            b = static_cast<std::byte>(static_cast<std::int8_t>(std::clamp(laplaceSteps(6), -127, 127)));
+    } else if (eightBit) { // GPTQ's zeros hold zero − 1
+        for (auto &b : out)
+            b = static_cast<std::byte>(zeros ? 127u : clampTo(128 + laplaceSteps(6), 255));
+    } else { // two 4-bit codes a byte (GPTQ, AWQ, pack-quantized, bitsandbytes, MXFP4)
+        for (auto &b : out) {
+            const unsigned lo = zeros ? 7 : clampTo(8 + laplaceSteps(1.2), 15);
+            const unsigned hi = zeros ? 7 : clampTo(8 + laplaceSteps(1.2), 15);
+            b = static_cast<std::byte>(lo | hi << 4);
+        }
+    }
+}
+
 // Fills a tensor: random bits for codes, small positive values for float scales, group indices
 // for g_idx, the state JSON or the shape where the layout has one.
 void fill(const TensorSpec &spec, std::span<std::byte> out, std::uint64_t rows, std::uint64_t cols)
@@ -88,12 +126,21 @@ void fill(const TensorSpec &spec, std::span<std::byte> out, std::uint64_t rows, 
     } else if (endsWith("_scales")) {
         for (auto &b : out)
             b = static_cast<std::byte>(118 + next() % 8);
+    } else if (spec.dtype == DType::BF16
+        && std::getenv("BENCH_HEAVY")) { // as heavyCodes: 2^-7 ± a heavy tail
+        for (std::size_t i = 0; i < out.size() / 2; ++i) {
+            const auto e = static_cast<std::uint16_t>(std::clamp(120 + laplaceSteps(0.7), 1, 254));
+            const auto v = static_cast<std::uint16_t>((next() & 0x8000) | e << 7 | (next() & 0x7f));
+            std::memcpy(out.data() + 2 * i, &v, 2);
+        }
     } else if (spec.dtype == DType::BF16) {
         for (std::size_t i = 0; i < out.size() / 2; ++i) {
             const auto v
                 = static_cast<std::uint16_t>(0x3c00 + (next() & 0x7ff) - (next() & 0x8000)); // about ±0.01
             std::memcpy(out.data() + 2 * i, &v, 2);
         }
+    } else if (std::getenv("BENCH_HEAVY")) {
+        heavyCodes(spec, out);
     } else {
         for (std::size_t i = 0; i < out.size(); i += 8) {
             const std::uint64_t r = next();
@@ -157,7 +204,8 @@ int main(int argc, char **argv)
     }
     const std::uint64_t rows = argc > 3 ? std::stoull(argv[2]) : 4096,
                         cols = argc > 3 ? std::stoull(argv[3]) : 8192;
-    const std::string path = std::string(argv[1]) + "/bench_quant.safetensors";
+    const std::string path = std::string(argv[1])
+        + (std::getenv("BENCH_HEAVY") ? "/bench_quant_heavy.safetensors" : "/bench_quant.safetensors");
     const auto specs = specsFor(rows, cols);
     std::string error;
     // A file of this size left by BENCH_KEEP=1 is used again: writing it takes longer than the
