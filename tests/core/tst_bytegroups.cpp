@@ -87,6 +87,21 @@ void editScales(QuantFixture &f, bool negate, bool poison)
 }
 
 // The scales as F32 with a full mantissa (inexact products: those groups are decoded).
+// Codes as heavy-tailed weights give them: nearly all at the middle code, one in 40 at an end,
+// so that many groups reach beyond 6σ of the mean and pass 2 counts outliers (at 0 bins too).
+// The codes tensor is the first one (.qweight, .weight_packed); `bits` 8 or 4 (two a byte).
+QuantFixture heavyTails(QuantFixture f, unsigned bits)
+{
+    std::mt19937 rng(7);
+    const auto code = [&](unsigned top) {
+        const unsigned r = rng() % 40;
+        return r == 0 ? 0u : r == 1 ? top : top / 2 + rng() % 3 - 1;
+    };
+    for (std::byte &b : f.data.front())
+        b = static_cast<std::byte>(bits == 8 ? code(255) : code(15) | code(15) << 4);
+    return f;
+}
+
 void inexactScales(QuantFixture &f)
 {
     for (std::size_t k = 0; k < f.specs.size(); ++k) {
@@ -343,6 +358,9 @@ void tst_ByteGroups::analysis_data()
         { "gptq act-order", [] { return gptq("l.q", 32, 128, 8, 32, false, true); } },
         { "gptq g128 two tiles", [] { return gptq("l.q", 300, 256, 8, 128); } }, // 256 + 44 outputs
         { "gptq 4-bit g128 two tiles", [] { return gptq("l.q", 296, 256, 4, 128); } }, // 256 + 40 outputs
+        { "gptq g128 heavy tails", [] { return heavyTails(gptq("l.q", 48, 256, 8, 128), 8); } },
+        { "gptq 4-bit g32 heavy tails", [] { return heavyTails(gptq("l.q", 40, 128, 4, 32), 4); } },
+        { "pack g64 heavy tails", [] { return heavyTails(packQuantized("l.p", 16, 128, 64, 8), 8); } },
         { "gptq 4-bit g32", [] { return gptq("l.q", 40, 128, 4, 32); } },
         { "gptq_v2 4-bit g8 40 outputs", [] { return gptq("l.q", 40, 64, 4, 8, true); } },
         { "pack g64", [] { return packQuantized("l.p", 16, 128, 64, 8); } },
@@ -405,6 +423,8 @@ void tst_ByteGroups::analysis()
         const auto reference = analyzeTensor(DType::F32, std::as_bytes(std::span<const float>(values)),
             values.size(), AnalysisOptions { bins, 1, false });
         QVERIFY(reference);
+        if (QByteArray(QTest::currentDataTag()).contains("heavy tails") && edit < 2)
+            QVERIFY2(reference->outliers > 0, "the fixture has no outliers to count");
         std::optional<TensorAnalysis> first;
         for (int family = 0; family < 3; ++family) {
             kernels::avx512::setEnabled(family == 0);
