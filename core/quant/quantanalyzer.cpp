@@ -161,6 +161,10 @@ public:
 private:
     template<typename Count> void addPairs(const float *values, const Count *counts, std::size_t n)
     {
+        if (!m_plan.countBins) { // no histogram (the CLI audit table): only the outliers
+            addOutliers(values, counts, n);
+            return;
+        }
         std::uint64_t *tables = m_worker.binTables.data();
         const std::size_t stride = m_bins + 1;
         std::size_t k = 0;
@@ -203,12 +207,16 @@ private:
             m_worker.binCounts[static_cast<std::size_t>(m_zeroBin)] += zeros;
         for (; k < n; ++k)
             binOne(values[k], counts[k]);
-        if (m_plan.outliersPossible) {
-            for (k = 0; k < n; ++k) {
-                const double v = values[k];
-                if (std::fabs(v - m_plan.mean) > m_plan.outlierDistance && std::isfinite(v))
-                    m_worker.outliers += counts[k];
-            }
+        addOutliers(values, counts, n);
+    }
+    template<typename Count> void addOutliers(const float *values, const Count *counts, std::size_t n)
+    {
+        if (!m_plan.outliersPossible)
+            return;
+        for (std::size_t k = 0; k < n; ++k) {
+            const double v = values[k];
+            if (std::fabs(v - m_plan.mean) > m_plan.outlierDistance && std::isfinite(v))
+                m_worker.outliers += counts[k];
         }
     }
     // Zero is often a code's value (bitsandbytes' tables, symmetric codes) and often an edge
