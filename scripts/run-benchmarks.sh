@@ -59,20 +59,24 @@ for bench in build-bench/tests/bench/bench_*; do
     bench_audit|bench_compare|bench_header|bench_quant|bench_values) runs=("${families[@]}") ;;
     *) runs=(auto) ;;
   esac
-  # bench_quant twice: the Histogram pane's 64 bins, and none (the CLI audit table).
+  # bench_quant four times: the Histogram pane's 64 bins and none (the CLI audit table), each
+  # with uniform codes and with heavy-tailed ones (BENCH_HEAVY=1: values beyond 6σ, so that the
+  # second pass counts outliers, as on trained weights).
   binsList=(default)
-  [ "$name" = bench_quant ] && binsList=(64 0)
+  [ "$name" = bench_quant ] && binsList=(64 0 heavy-64 heavy-0)
   for family in "${runs[@]}"; do
     for bins in "${binsList[@]}"; do
       out="$work/$name-$family.out"
       [ "$bins" = default ] || out="$work/$name-$family-$bins-bins.out"
+      heavy=""
+      [ "${bins#heavy-}" = "$bins" ] || heavy=1
       setting=""
-      [ "$bins" = default ] || setting=", BENCH_BINS=$bins"
+      [ "$bins" = default ] || setting=", BENCH_BINS=${bins#heavy-}${heavy:+, BENCH_HEAVY=1}"
       echo "== $name (STB_KERNELS=$family$setting)"
       if [ "$bins" = default ]; then
         STB_KERNELS=$family "$bench" "$work" | tee "$out"
       else
-        BENCH_BINS=$bins STB_KERNELS=$family "$bench" "$work" | tee "$out"
+        BENCH_HEAVY=$heavy BENCH_BINS=${bins#heavy-} STB_KERNELS=$family "$bench" "$work" | tee "$out"
       fi
       # The issue-16, issue-13 and issue-11 ratio lines, with the kernels line of the same run and the load.
       kernels=$(grep -m1 '^kernels:' "$out" | cut -d' ' -f2 || true)
