@@ -25,6 +25,7 @@ namespace {
 constexpr std::uint64_t kMaxCountEntries = std::uint64_t(1) << 20;
 
 constexpr unsigned kJointSets = 4; // countFlat's joint table sets
+constexpr std::uint32_t kJointTable = 256 * 16; // a set: 16 codes for each of 256 scale codes
 
 bool anyCounted(const std::uint32_t *counts, unsigned codes)
 {
@@ -293,7 +294,7 @@ void Dequantizer::countFlat(std::uint64_t first, std::uint64_t n, DequantScratch
     // zero) incremented one counter after another, each increment waiting for the last one's
     // store; spread over 4 sets, 4 run at once (bench_quant BENCH_HEAVY=1, MXFP4 at 64 bins:
     // 0.37–0.40 → 0.60 of BF16). They are added together when flushed.
-    std::uint32_t *tables = scratch.counts.data(), *packed = tables + kJointSets * 4096;
+    std::uint32_t *tables = scratch.counts.data(), *packed = tables + kJointSets * kJointTable;
     float *values = scratch.values.data();
     std::uint64_t nested = UINT64_MAX; // double quantization: the nested block counted
     std::uint64_t firstBlock = UINT64_MAX, lastBlock = 0; // one table per block: blocks counted
@@ -303,7 +304,7 @@ void Dequantizer::countFlat(std::uint64_t first, std::uint64_t n, DequantScratch
         for (unsigned sc = 0; sc < 256; ++sc) {
             std::uint32_t *t = tables + 16 * sc;
             for (unsigned set = 1; set < kJointSets; ++set) {
-                std::uint32_t *other = t + set * 4096;
+                std::uint32_t *other = t + set * kJointTable;
                 for (unsigned c = 0; c < 16; ++c) {
                     t[c] += other[c];
                     other[c] = 0;
@@ -377,7 +378,7 @@ void Dequantizer::countFlat(std::uint64_t first, std::uint64_t n, DequantScratch
         if (p & 1)
             one(p++, t);
         if (joint) { // two bytes at a time into the 4 sets (the order of a multiset does not matter)
-            std::uint32_t *t1 = t + 4096, *t2 = t1 + 4096, *t3 = t2 + 4096;
+            std::uint32_t *t1 = t + kJointTable, *t2 = t1 + kJointTable, *t3 = t2 + kJointTable;
             for (; p + 4 <= stop; p += 4) {
                 const std::uint8_t b0 = codes[p / 2], b1 = codes[p / 2 + 1];
                 ++t[b0 & 15];
@@ -421,8 +422,8 @@ void Dequantizer::countStorage(
     case QuantScheme::Mxfp4:
     case QuantScheme::BnbNf4:
     case QuantScheme::BnbFp4:
-        entries = (kJointSets + 1)
-            * 4096; // joint tables' sets and their packed copy, or kBlocksPerRun blocks' tables
+        // The joint tables' sets and their packed copy, or kBlocksPerRun blocks' tables.
+        entries = std::max<std::uint64_t>((kJointSets + 1) * kJointTable, 16 * kBlocksPerRun);
         break;
     case QuantScheme::Gptq:
     case QuantScheme::Awq:

@@ -5,6 +5,7 @@
 #include "core/quant/dequantruns.h"
 
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/prefetch.h"
 #include "core/stats/kernels/valuescan.h"
 
 #include <bit>
@@ -16,6 +17,13 @@
 namespace stb::quant {
 
 namespace {
+
+// The decoders' codes a page ahead, at the statistics kernels' distance (kernels/prefetch.h): the
+// hardware prefetchers stop at page boundaries.
+inline void prefetchPage(const void *p)
+{
+    __builtin_prefetch(static_cast<const char *>(p) + kernels::kPrefetchAhead, 0, 3);
+}
 
 STB_BODY void affineBody(const std::byte *__restrict words, unsigned shift, std::uint32_t mask,
     const float *__restrict zeros, const float *__restrict scales, std::size_t n, float *__restrict out)
@@ -174,7 +182,7 @@ STB_AVX512 void e4m3Wide(const std::uint8_t *codes, float scale, std::size_t n, 
         std::size_t k = 0;
         __m512 lo, hi;
         for (; k + 32 <= n; k += 32) { // masked loads are slower: only for the tail
-            _mm_prefetch(reinterpret_cast<const char *>(codes + k) + 4096, _MM_HINT_T0);
+            prefetchPage(codes + k);
             e4m3Vector(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(codes + k)), scaled, lo, hi);
             _mm512_storeu_ps(out + k, lo);
             _mm512_storeu_ps(out + k + 16, hi);
@@ -204,7 +212,7 @@ STB_AVX512 void int8Wide(const std::int8_t *codes, float scale, std::size_t n, f
     const __m512 s = _mm512_set1_ps(scale);
     std::size_t k = 0;
     for (; k + 16 <= n; k += 16) {
-        _mm_prefetch(reinterpret_cast<const char *>(codes + k) + 4096, _MM_HINT_T0); // as e4m3Wide
+        prefetchPage(codes + k);
         const __m512i c = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(codes + k)));
         _mm512_storeu_ps(out + k, _mm512_mul_ps(_mm512_cvtepi32_ps(c), s));
     }
@@ -224,7 +232,7 @@ STB_AVX512 void nibbleWide(const std::uint8_t *codes, const float *table16, cons
         const __m512i fifteen = _mm512_set1_epi32(15);
         for (std::size_t b = 0; b < blocks; ++b) {
             const std::uint8_t *in = codes + b * blockBytes;
-            _mm_prefetch(reinterpret_cast<const char *>(in) + 4096, _MM_HINT_T0); // as e4m3Wide
+            prefetchPage(in);
             float *low = out + 2 * b * blockBytes, *high = low + blockBytes;
             const __m512 s = _mm512_set1_ps(scales[b]), z = _mm512_set1_ps(zeros ? zeros[b] : 0.0f);
             for (std::size_t k = 0; k < blockBytes; k += 16) {
@@ -259,7 +267,7 @@ STB_AVX2_F16C void e4m3Avx2(const std::uint8_t *codes, float scale, std::size_t 
                       sign = _mm256_set1_epi16(-0x8000), nan = _mm256_set1_epi16(0x7e00);
         for (; k + 16 <= n; k += 16) {
             if (k % 64 == 0)
-                _mm_prefetch(reinterpret_cast<const char *>(codes + k) + 4096, _MM_HINT_T0);
+                prefetchPage(codes + k);
             const __m256i c
                 = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i *>(codes + k)));
             const __m256i isNan = _mm256_cmpeq_epi16(_mm256_and_si256(c, magnitude), magnitude);
@@ -280,7 +288,7 @@ STB_AVX2_F16C void int8Avx2(const std::int8_t *codes, float scale, std::size_t n
     std::size_t k = 0;
     for (; k + 8 <= n; k += 8) {
         if (k % 64 == 0)
-            _mm_prefetch(reinterpret_cast<const char *>(codes + k) + 4096, _MM_HINT_T0);
+            prefetchPage(codes + k);
         const __m256i c = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(codes + k)));
         _mm256_storeu_ps(out + k, _mm256_mul_ps(_mm256_cvtepi32_ps(c), s));
     }
@@ -306,7 +314,7 @@ STB_AVX2_F16C void nibbleAvx2(const std::uint8_t *codes, const float *table16, c
     const __m256i fifteen = _mm256_set1_epi32(15);
     for (std::size_t b = 0; b < blocks; ++b) {
         const std::uint8_t *in = codes + b * blockBytes;
-        _mm_prefetch(reinterpret_cast<const char *>(in) + 4096, _MM_HINT_T0);
+        prefetchPage(in);
         float *lo = out + 2 * b * blockBytes, *hi = lo + blockBytes;
         const __m256 s = _mm256_set1_ps(scales[b]), z = _mm256_set1_ps(zeros ? zeros[b] : 0.0f);
         for (std::size_t k = 0; k < blockBytes; k += 8) {
