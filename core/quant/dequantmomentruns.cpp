@@ -1,5 +1,5 @@
-// The moments of counted values (dequantruns.h: countedMomentsRun), built with -O3 like
-// dequantruns.cpp.
+// The moments and the outliers of counted values (dequantruns.h: countedMomentsRun,
+// countedOutliersRun), built with -O3 like dequantruns.cpp.
 #include "core/quant/dequantruns.h"
 
 #include "core/quant/dequantrunsavx2.h"
@@ -7,6 +7,7 @@
 #include "core/stats/kernels/avx512.h"
 #include "core/stats/kernels/valuescan.h"
 
+#include <cfloat>
 #include <cmath>
 
 #include "core/quant/runtarget.h"
@@ -87,7 +88,89 @@ STB_AVX512 void momentsWide(
     momentsBody(values, counts, n, shift, m);
 #endif
 }
+
+// Bitwise, not short-circuit, so that the loop is one of vector compares and masked adds.
+template<typename Count>
+STB_BODY std::uint64_t outliersBody(
+    const float *__restrict values, const Count *__restrict counts, std::size_t n, float above, float below)
+{
+    std::uint64_t total = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        const float v = values[k];
+        const bool far = ((v >= above) & (v <= FLT_MAX)) | ((v <= below) & (v >= -FLT_MAX));
+        total += far ? counts[k] : 0;
+    }
+    return total;
+}
+
+template<typename Count>
+STB_AVX512 std::uint64_t outliersWide(
+    const float *values, const Count *counts, std::size_t n, float above, float below)
+{
+    return outliersBody(values, counts, n, above, below);
+}
+
+#if STB_WIDE_RUNS
+STB_AVX2 inline __m256i countsAvx2(const std::uint8_t *c)
+{
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(c)));
+}
+STB_AVX2 inline __m256i countsAvx2(const std::uint32_t *c)
+{
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(c));
+}
+
+// Eight pairs at a time (GCC leaves the body scalar for AVX2): the far ones' counts summed in
+// 64-bit lanes.
+template<typename Count>
+STB_AVX2 std::uint64_t outliersAvx2(
+    const float *values, const Count *counts, std::size_t n, float above, float below)
+{
+    const __m256 up = _mm256_set1_ps(above), down = _mm256_set1_ps(below);
+    const __m256 top = _mm256_set1_ps(FLT_MAX), bottom = _mm256_set1_ps(-FLT_MAX);
+    __m256i sums = _mm256_setzero_si256();
+    std::size_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+        const __m256 v = _mm256_loadu_ps(values + k);
+        const __m256 far
+            = _mm256_or_ps(_mm256_and_ps(_mm256_cmp_ps(v, up, _CMP_GE_OQ), _mm256_cmp_ps(v, top, _CMP_LE_OQ)),
+                _mm256_and_ps(_mm256_cmp_ps(v, down, _CMP_LE_OQ), _mm256_cmp_ps(v, bottom, _CMP_GE_OQ)));
+        const __m256i c = _mm256_and_si256(countsAvx2(counts + k), _mm256_castps_si256(far));
+        sums = _mm256_add_epi64(sums, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(c)));
+        sums = _mm256_add_epi64(sums, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(c, 1)));
+    }
+    alignas(32) std::uint64_t lanes[4];
+    _mm256_store_si256(reinterpret_cast<__m256i *>(lanes), sums);
+    return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+        + outliersBody(values + k, counts + k, n - k, above, below);
+}
+#endif
+
+template<typename Count>
+std::uint64_t outliersRun(const float *values, const Count *counts, std::size_t n, float above, float below)
+{
+    if (STB_WIDE_RUNS && kernels::avx512::enabled())
+        return outliersWide(values, counts, n, above, below);
+#if STB_WIDE_RUNS
+    if (kernels::avx2::enabled())
+        return outliersAvx2(values, counts, n, above, below);
+#endif
+    return outliersBody(values, counts, n, above, below);
+}
+
 } // namespace
+
+std::uint64_t countedOutliersRun(
+    const float *values, const std::uint32_t *counts, std::size_t n, float above, float below)
+{
+    return outliersRun(values, counts, n, above, below);
+}
+
+std::uint64_t countedOutliersRun(
+    const float *values, const std::uint8_t *counts, std::size_t n, float above, float below)
+{
+    return outliersRun(values, counts, n, above, below);
+}
 
 void countedMomentsRun(
     const float *values, const std::uint32_t *counts, std::size_t n, double shift, CountedMoments &m)

@@ -76,4 +76,12 @@ struct CountedMoments {
 void countedMomentsRun(
     const float *values, const std::uint32_t *counts, std::size_t n, double shift, CountedMoments &m);
 
+// Outliers among counted values (code counting's pass 2): the sum of counts[k] over the finite
+// values[k] at or above `above` or at or below `below` (kernels::BinPlan's outlierAbove and
+// outlierBelow). Counts from pass 1 or from a CountTape's bytes.
+std::uint64_t countedOutliersRun(
+    const float *values, const std::uint32_t *counts, std::size_t n, float above, float below);
+std::uint64_t countedOutliersRun(
+    const float *values, const std::uint8_t *counts, std::size_t n, float above, float below);
+
 } // namespace stb::quant

@@ -211,13 +211,9 @@ private:
     }
     template<typename Count> void addOutliers(const float *values, const Count *counts, std::size_t n)
     {
-        if (!m_plan.outliersPossible)
-            return;
-        for (std::size_t k = 0; k < n; ++k) {
-            const double v = values[k];
-            if (std::fabs(v - m_plan.mean) > m_plan.outlierDistance && std::isfinite(v))
-                m_worker.outliers += counts[k];
-        }
+        if (m_plan.outliersPossible)
+            m_worker.outliers
+                += quant::countedOutliersRun(values, counts, n, m_plan.outlierAbove, m_plan.outlierBelow);
     }
     // Zero is often a code's value (bitsandbytes' tables, symmetric codes) and often an edge
     // (a symmetric range), where the float index hands it here: its bin is known.

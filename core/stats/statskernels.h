@@ -89,6 +89,10 @@ struct BinPlan {
     bool indexed = false;
     float indexLo = 0, indexHi = 0, indexScale = 0;
     bool outliersPossible = false; // the range reaches farther than outlierDistance from the mean
+    // The outlier test in floats: a finite float x is an outlier exactly when x >= outlierAbove
+    // or x <= outlierBelow (the smallest float above the mean and the largest below it that are
+    // farther than outlierDistance; +Inf and -Inf when none is).
+    float outlierAbove = INFINITY, outlierBelow = -INFINITY;
     // False: no histogram is wanted, only outliers (the portable kernels then skip every block
     // whose range reaches none; the others count bins nobody reads).
     bool countBins = true;

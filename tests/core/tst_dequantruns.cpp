@@ -1,11 +1,13 @@
 // Code counting's kernels (core/quant/dequantruns.h) in every family this CPU runs (AVX-512,
 // AVX2, the portable bodies) against the portable bodies: counted moments bit for bit, nibble
-// counts exactly, and the AVX2 bin indices against their scalar definition. Values include NaN,
+// counts exactly, counted outliers and the AVX2 bin indices against their scalar definitions.
+// Values include NaN,
 // ±Inf, ±0 and subnormals; counts 0 and above 2^31; lengths odd.
 #include "core/quant/dequantruns.h"
 #include "core/quant/dequantrunsavx2.h"
 #include "core/stats/kernels/avx512.h"
 #include "core/stats/kernels/valuescan.h"
+#include "core/stats/statskernels.h"
 
 #include <QTest>
 
@@ -78,6 +80,8 @@ class tst_DequantRuns : public QObject {
 private slots:
     void countedMoments_data();
     void countedMoments();
+    void countedOutliers_data();
+    void countedOutliers();
     void blockNibbleCounts_data();
     void blockNibbleCounts();
     void wordNibbleCounts_data();
@@ -145,6 +149,59 @@ void tst_DequantRuns::countedMoments()
         QVERIFY(std::fabs(got.sum - expected.sum) <= 1e-9 * (1 + std::fabs(expected.sum)));
         QVERIFY(std::fabs(got.squares - expected.squares) <= 1e-9 * (1 + std::fabs(expected.squares)));
     }
+}
+
+void tst_DequantRuns::countedOutliers_data()
+{
+    QTest::addColumn<int>("family");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<bool>("bytes"); // a CountTape's counts, or pass 1's
+    for (int family : { Avx512, Avx2, Portable })
+        for (int n : { 0, 1, 7, 8, 9, 16, 100, 1023 })
+            for (bool bytes : { false, true })
+                QTest::newRow(qPrintable(QStringLiteral("%1 %2 %3")
+                                             .arg(family == Avx512    ? u"avx512"
+                                                     : family == Avx2 ? u"avx2"
+                                                                      : u"portable")
+                                             .arg(n)
+                                             .arg(bytes ? u"bytes" : u"words")))
+                    << family << n << bytes;
+}
+
+// Against the scalar test |v - mean| > distance for finite v, on values at, just inside and just
+// beyond the plan's float thresholds, and NaN, ±Inf, ±0, subnormals and FLT_MAX.
+void tst_DequantRuns::countedOutliers()
+{
+    QFETCH(int, family);
+    QFETCH(int, n);
+    QFETCH(bool, bytes);
+    std::mt19937 rng(static_cast<unsigned>(n) * 13u + static_cast<unsigned>(family) * 5u + (bytes ? 1u : 0u));
+    const kernels::BinPlan plan = kernels::makeBinPlan(-1.0, 1.0, 64, 0.003, 0.02 / 6); // 6σ: 0.02
+    QVERIFY(std::isfinite(plan.outlierAbove) && std::isfinite(plan.outlierBelow));
+    const float edges[] = { plan.outlierAbove, std::nextafter(plan.outlierAbove, 0.0f),
+        std::nextafter(plan.outlierAbove, INFINITY), plan.outlierBelow,
+        std::nextafter(plan.outlierBelow, 0.0f), std::nextafter(plan.outlierBelow, -INFINITY) };
+    std::vector<float> values = specialValues(static_cast<std::size_t>(n), rng, 5);
+    for (auto &v : values)
+        v = rng() % 3 == 0 ? edges[rng() % std::size(edges)] : v;
+    std::vector<std::uint32_t> words(values.size());
+    std::vector<std::uint8_t> counts(values.size());
+    std::uint64_t expected = 0;
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        words[k] = bytes ? rng() % 256 : rng() % 4 == 0 ? 0x80000000u + rng() % 1000 : rng() % 300;
+        counts[k] = static_cast<std::uint8_t>(words[k]);
+        const double v = values[k];
+        if (std::isfinite(v) && std::fabs(v - plan.mean) > plan.outlierDistance)
+            expected += words[k];
+    }
+    UseFamily use(static_cast<Family>(family));
+    if (!use.ok)
+        QSKIP("this CPU cannot run that family");
+    const std::uint64_t got = bytes ? quant::countedOutliersRun(values.data(), counts.data(), values.size(),
+                                  plan.outlierAbove, plan.outlierBelow)
+                                    : quant::countedOutliersRun(values.data(), words.data(), values.size(),
+                                        plan.outlierAbove, plan.outlierBelow);
+    QCOMPARE(got, expected);
 }
 
 void tst_DequantRuns::blockNibbleCounts_data()

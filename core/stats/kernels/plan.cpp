@@ -4,6 +4,7 @@
 
 #include "core/stats/kernels/avx512.h"
 
+#include <cfloat>
 #include <cmath>
 
 namespace stb::kernels {
@@ -40,6 +41,29 @@ struct KeySpace {
         return lo;
     }
 };
+
+// The smallest float above `mean` farther than `distance` from it (the scalar test
+// |x - mean| > distance, monotonic on each side of the mean), or +Inf when none is; `down`
+// mirrors it: the largest such float below the mean, or -Inf.
+float outlierThreshold(double mean, double distance, bool down)
+{
+    if (!std::isfinite(distance) || !std::isfinite(mean))
+        return down ? -INFINITY : INFINITY;
+    const float toward = down ? -INFINITY : INFINITY;
+    auto far = [&](float x) { return std::fabs(static_cast<double>(x) - mean) > distance; };
+    auto beyond = [&](float x) { return down ? x < mean : x > mean; };
+    float x = static_cast<float>(down ? mean - distance : mean + distance);
+    if (std::isinf(x))
+        x = down ? -FLT_MAX : FLT_MAX;
+    while (!beyond(x))
+        x = std::nextafter(x, toward);
+    for (float back = std::nextafter(x, -toward); beyond(back) && far(back);
+         back = std::nextafter(x, -toward))
+        x = back;
+    while (!far(x) && std::isfinite(x))
+        x = std::nextafter(x, toward);
+    return std::isfinite(x) && far(x) ? x : toward;
+}
 
 bool avx512Float(DType dtype)
 {
@@ -150,6 +174,8 @@ BinPlan makeBinPlan(double lo, double hi, unsigned bins, double mean, double std
     plan.mean = mean;
     plan.outlierDistance = std > 0 ? kOutlierSigmas * std : INFINITY;
     plan.outliersPossible = std::fabs(lo - mean) > plan.outlierDistance || std::fabs(hi - mean) > plan.outlierDistance;
+    plan.outlierAbove = outlierThreshold(mean, plan.outlierDistance, false);
+    plan.outlierBelow = outlierThreshold(mean, plan.outlierDistance, true);
     const auto indexScale = static_cast<float>(bins / (hi - lo));
     plan.indexed = plan.unit == 1 && bins <= kMaxIndexBins && std::isfinite(indexScale);
     plan.indexLo = static_cast<float>(lo);

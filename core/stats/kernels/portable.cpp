@@ -8,7 +8,6 @@
 #include "core/stats/kernels/valuescan.h"
 
 #include <bit>
-#include <cfloat>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -196,29 +195,6 @@ float floatAtOrAbove(double e)
     return f;
 }
 
-// The smallest float above `mean` farther than `distance` from it (the scalar test
-// |x - mean| > distance, monotonic on each side of the mean), or +Inf when none is; `down`
-// mirrors it: the largest such float below the mean, or -Inf.
-float outlierThreshold(double mean, double distance, bool down)
-{
-    if (!std::isfinite(distance) || !std::isfinite(mean))
-        return down ? -INFINITY : INFINITY;
-    const float toward = down ? -INFINITY : INFINITY;
-    auto far = [&](float x) { return std::fabs(static_cast<double>(x) - mean) > distance; };
-    auto beyond = [&](float x) { return down ? x < mean : x > mean; };
-    float x = static_cast<float>(down ? mean - distance : mean + distance);
-    if (std::isinf(x))
-        x = down ? -FLT_MAX : FLT_MAX;
-    while (!beyond(x))
-        x = std::nextafter(x, toward);
-    for (float back = std::nextafter(x, -toward); beyond(back) && far(back);
-         back = std::nextafter(x, -toward))
-        x = back;
-    while (!far(x) && std::isfinite(x))
-        x = std::nextafter(x, toward);
-    return std::isfinite(x) && far(x) ? x : toward;
-}
-
 // One block of kBlock floats: counts[t] += #(x >= at[t]) for t in [from, to), outliers when
 // `far`; false when it holds a NaN or Inf (`knownFinite`: pass 1 found none).
 STB_VECTOR_CLONES
@@ -290,8 +266,8 @@ bool binFloats(const std::byte *data, std::uint64_t first, std::uint64_t n, cons
     th.at[binCount] = floatAtOrAbove(plan.hi);
     if (static_cast<double>(th.at[binCount]) == plan.hi)
         th.at[binCount] = std::nextafter(th.at[binCount], INFINITY); // strictly above hi
-    th.outlierAbove = outlierThreshold(plan.mean, plan.outlierDistance, false);
-    th.outlierBelow = outlierThreshold(plan.mean, plan.outlierDistance, true);
+    th.outlierAbove = plan.outlierAbove;
+    th.outlierBelow = plan.outlierBelow;
 
     constexpr std::size_t size = Load::size;
     const std::byte *p = data + first * size;
