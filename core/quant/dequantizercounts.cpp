@@ -242,15 +242,21 @@ void Dequantizer::countFp8Blocks(
     std::uint64_t first, std::uint64_t n, DequantScratch &scratch, CodeCountSink &sink) const
 {
     const std::uint64_t blockRows = m_block[0], blockCols = m_block[1];
+    // Two tables per block column, the second set after the first (as countRows: a repeated
+    // code does not wait for the previous increment's store; heavy-tailed weights repeat codes).
     std::uint32_t *tables = scratch.counts.data();
+    std::uint32_t *seconds = tables + 256 * ((m_cols + blockCols - 1) / blockCols);
     float *values = scratch.values.data();
     const auto *codes = reinterpret_cast<const std::uint8_t *>(m_codes.data);
     std::uint64_t blockRow = UINT64_MAX, lo = UINT64_MAX, hi = 0; // block columns touched: [lo, hi)
     const auto flush = [&] {
         for (std::uint64_t b = lo; b < hi; ++b) {
             const float s = scaleAt(blockRow * m_scaleCols + b);
-            for (unsigned c = 0; c < 256; ++c)
+            for (unsigned c = 0; c < 256; ++c) {
                 values[256 * b + c] = m_table[c] * s;
+                tables[256 * b + c] += seconds[256 * b + c];
+                seconds[256 * b + c] = 0;
+            }
         }
         sink.take(values + 256 * lo, tables + 256 * lo, 256 * (hi - lo));
         lo = UINT64_MAX;
@@ -267,9 +273,13 @@ void Dequantizer::countFp8Blocks(
         const std::uint8_t *r = codes + row * m_cols;
         for (std::uint64_t c = c0; c < c1;) {
             const std::uint64_t b = c / blockCols, stop = std::min(c1, (b + 1) * blockCols);
-            std::uint32_t *t = tables + 256 * b;
-            for (; c < stop; ++c)
-                ++t[r[c]];
+            std::uint32_t *t0 = tables + 256 * b, *t1 = seconds + 256 * b;
+            for (; c + 2 <= stop; c += 2) {
+                ++t0[r[c]];
+                ++t1[r[c + 1]];
+            }
+            if (c < stop)
+                ++t0[r[c++]];
         }
         lo = std::min(lo, c0 / blockCols);
         hi = std::max(hi, (c1 - 1) / blockCols + 1);
@@ -417,7 +427,7 @@ void Dequantizer::countStorage(
         entries = 512;
         break;
     case QuantScheme::Fp8Block:
-        entries = 256 * ((m_cols + m_block[1] - 1) / m_block[1]);
+        entries = 2 * 256 * ((m_cols + m_block[1] - 1) / m_block[1]); // two sets (countFp8Blocks)
         break;
     case QuantScheme::Mxfp4:
     case QuantScheme::BnbNf4:
