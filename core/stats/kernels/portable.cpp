@@ -31,7 +31,11 @@ using portable::BlockMoments;
 using portable::kBlock;
 using portable::kMaxVectorBins;
 
-// One block of kBlock floats; false when it holds a NaN or an infinity (the sums say so).
+// One block of kBlock floats; false when it holds a NaN or an infinity (the sums say so). Sixteen
+// values a step: values 0-3 and 8-11 are added together, then to the lanes of s0 (their squares
+// to q0), values 4-7 and 12-15 to s1 and q1. Each sum takes one add a step: two in a row into
+// the same sum waited on each other (the AVX2 BF16 kernel, which adds as this does, was bound
+// by that latency), and more sums than two did not fit AVX2's registers.
 STB_VECTOR_CLONES
 bool momentsBlock(const std::byte *p, double shift, BlockMoments &out)
 {
@@ -42,24 +46,28 @@ bool momentsBlock(const std::byte *p, double shift, BlockMoments &out)
     I8 zeros = {};
     const I8 absMask
         = { 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF };
-    for (std::size_t i = 0; i < kBlock; i += 8) {
-        F8 x;
-        std::memcpy(&x, p + 4 * i, sizeof x);
-        mn = x < mn ? x : mn;
-        mx = x > mx ? x : mx;
-        const F8 a = reinterpret_cast<F8>(reinterpret_cast<I8>(x) & absMask);
-        am = a > am ? a : am;
-        zeros -= x == 0; // -1 where true
-        const D4 lo = __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1, 2, 3), D4) - k;
-        const D4 hi = __builtin_convertvector(__builtin_shufflevector(x, x, 4, 5, 6, 7), D4) - k;
-        s0 += lo;
-        s1 += hi;
-        q0 += lo * lo;
-        q1 += hi * hi;
+    static_assert(kBlock % 16 == 0);
+    for (std::size_t i = 0; i < kBlock; i += 16) {
+        D4 lo[2], hi[2];
+        for (std::size_t h = 0; h < 2; ++h) {
+            F8 x;
+            std::memcpy(&x, p + 4 * (i + 8 * h), sizeof x);
+            mn = x < mn ? x : mn;
+            mx = x > mx ? x : mx;
+            const F8 a = reinterpret_cast<F8>(reinterpret_cast<I8>(x) & absMask);
+            am = a > am ? a : am;
+            zeros -= x == 0; // -1 where true
+            lo[h] = __builtin_convertvector(__builtin_shufflevector(x, x, 0, 1, 2, 3), D4) - k;
+            hi[h] = __builtin_convertvector(__builtin_shufflevector(x, x, 4, 5, 6, 7), D4) - k;
+        }
+        s0 += lo[0] + lo[1];
+        s1 += hi[0] + hi[1];
+        q0 += lo[0] * lo[0] + lo[1] * lo[1];
+        q1 += hi[0] * hi[0] + hi[1] * hi[1];
     }
-    const D4 s = s0 + s1, q = q0 + q1;
-    out.sum = (s[0] + s[1]) + (s[2] + s[3]);
-    out.squares = (q[0] + q[1]) + (q[2] + q[3]);
+    const D4 sum = s0 + s1, squares = q0 + q1;
+    out.sum = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+    out.squares = (squares[0] + squares[1]) + (squares[2] + squares[3]);
     if (!std::isfinite(out.sum)) // an Inf or NaN (finite floats cannot overflow these sums)
         return false;
     out.min = mn[0];

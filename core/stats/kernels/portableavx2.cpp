@@ -91,31 +91,30 @@ namespace {
 
 // The running state of momentsBlock: the generic vectors' lanes, as AVX2 registers.
 struct MomentLanes {
-    __m256d k, one, s0, s1, q0, q1;
+    __m256d k, one, s[2], q[2];
     __m256 mn, mx;
 
     STB_AVX2 explicit MomentLanes(double shift)
         : k(_mm256_set1_pd(-shift))
         , one(_mm256_set1_pd(1.0))
-        , s0(_mm256_setzero_pd())
-        , s1(s0)
-        , q0(s0)
-        , q1(s0)
+        , s { _mm256_setzero_pd(), _mm256_setzero_pd() }
+        , q { s[0], s[0] }
         , mn(_mm256_set1_ps(INFINITY))
         , mx(_mm256_set1_ps(-INFINITY))
     { }
 
-    // Four values x - shift into sums s and squares q: an exact add on the multiply pipes for
-    // the difference (see STB_AVX2), the square rounded before its add, as the generic vectors.
-    STB_AVX2 static inline void add(__m256d v, __m256d k, __m256d one, __m256d &s, __m256d &q)
+    // Two groups of four values (0-3 and 8-11 of a step of sixteen: lane 0; 4-7 and 12-15: lane
+    // 1) into sums s[lane] and squares q[lane], as the generic vectors add them: x - shift, the
+    // two added, then added to the sum; squares rounded, added, then added. The differences and
+    // two of the adds run as exact adds on the multiply pipes (see STB_AVX2), so that both kinds
+    // of pipe share the work.
+    STB_AVX2 inline void add(int lane, __m256d v0, __m256d v1)
     {
-        const __m256d d = _mm256_fmadd_pd(v, one, k);
-        s = _mm256_add_pd(s, d);
-        q = _mm256_add_pd(q, _mm256_mul_pd(d, d));
+        const __m256d d0 = _mm256_fmadd_pd(v0, one, k), d1 = _mm256_fmadd_pd(v1, one, k);
+        s[lane] = _mm256_add_pd(s[lane], _mm256_add_pd(d0, d1));
+        const __m256d squares = _mm256_fmadd_pd(_mm256_mul_pd(d0, d0), one, _mm256_mul_pd(d1, d1));
+        q[lane] = _mm256_fmadd_pd(squares, one, q[lane]);
     }
-    // Values i..i+3 of a group of eight go to lanes s0/q0, i+4..i+7 to s1/q1.
-    STB_AVX2 inline void addLow(__m256d v) { add(v, k, one, s0, q0); }
-    STB_AVX2 inline void addHigh(__m256d v) { add(v, k, one, s1, q1); }
     STB_AVX2 inline void extremes(__m256 lo, __m256 hi)
     {
         mn = _mm256_min_ps(lo, mn); // lo < mn ? lo : mn, as the generic vectors
@@ -125,11 +124,11 @@ struct MomentLanes {
     // The block's totals, as the generic vectors fold their lanes; false for a NaN or an Inf.
     STB_AVX2 bool finish(std::uint32_t zeros, portable::BlockMoments &out) const
     {
-        alignas(32) double s[4], q[4];
-        _mm256_store_pd(s, _mm256_add_pd(s0, s1));
-        _mm256_store_pd(q, _mm256_add_pd(q0, q1));
-        out.sum = (s[0] + s[1]) + (s[2] + s[3]);
-        out.squares = (q[0] + q[1]) + (q[2] + q[3]);
+        alignas(32) double sums[4], squares[4];
+        _mm256_store_pd(sums, _mm256_add_pd(s[0], s[1]));
+        _mm256_store_pd(squares, _mm256_add_pd(q[0], q[1]));
+        out.sum = (sums[0] + sums[1]) + (sums[2] + sums[3]);
+        out.squares = (squares[0] + squares[1]) + (squares[2] + squares[3]);
         if (!std::isfinite(out.sum)) // an Inf or NaN (finite floats cannot overflow these sums)
             return false;
         alignas(32) float lowest[8], highest[8];
@@ -166,14 +165,15 @@ STB_AVX2 bool momentsBlock(const std::byte *p, double shift, portable::BlockMome
     const float *f = reinterpret_cast<const float *>(p);
     MomentLanes m(shift);
     __m256i zeros = _mm256_setzero_si256();
-    for (std::size_t i = 0; i < kBlock; i += 8) {
-        const __m256 x = _mm256_loadu_ps(f + i);
-        m.extremes(x, x);
-        zeros
-            = _mm256_sub_epi32(zeros, _mm256_castps_si256(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ)));
+    for (std::size_t i = 0; i < kBlock; i += 16) {
+        const __m256 x = _mm256_loadu_ps(f + i), y = _mm256_loadu_ps(f + i + 8);
+        m.extremes(_mm256_min_ps(x, y), _mm256_max_ps(x, y));
+        const __m256 zero = _mm256_setzero_ps();
+        zeros = _mm256_sub_epi32(zeros, _mm256_castps_si256(_mm256_cmp_ps(x, zero, _CMP_EQ_OQ)));
+        zeros = _mm256_sub_epi32(zeros, _mm256_castps_si256(_mm256_cmp_ps(y, zero, _CMP_EQ_OQ)));
         // Widened straight from memory: a load is cheaper than taking the upper half of x.
-        m.addLow(_mm256_cvtps_pd(_mm_loadu_ps(f + i)));
-        m.addHigh(_mm256_cvtps_pd(_mm_loadu_ps(f + i + 4)));
+        m.add(0, _mm256_cvtps_pd(_mm_loadu_ps(f + i)), _mm256_cvtps_pd(_mm_loadu_ps(f + i + 8)));
+        m.add(1, _mm256_cvtps_pd(_mm_loadu_ps(f + i + 4)), _mm256_cvtps_pd(_mm_loadu_ps(f + i + 12)));
     }
     return m.finish(laneTotal(zeros), out);
 }
@@ -189,15 +189,12 @@ STB_AVX2 bool momentsBlockBF16(const std::byte *p, double shift, portable::Block
         zeros = _mm256_sub_epi16(
             zeros, _mm256_cmpeq_epi16(_mm256_and_si256(codes, magnitude), _mm256_setzero_si256()));
         // A code in a float's upper half is its value. Unpacking within 128-bit lanes gives
-        // values 0-3 and 8-11 (a), 4-7 and 12-15 (b): taken a, b, then their upper halves, they
-        // reach the lanes in the generic vectors' order (0-3 low, 4-7 high, 8-11 low, 12-15 high).
+        // values 0-3 and 8-11 (a), 4-7 and 12-15 (b).
         const __m256 a = _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), codes));
         const __m256 b = _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), codes));
         m.extremes(_mm256_min_ps(a, b), _mm256_max_ps(a, b));
-        m.addLow(_mm256_cvtps_pd(_mm256_castps256_ps128(a)));
-        m.addHigh(_mm256_cvtps_pd(_mm256_castps256_ps128(b)));
-        m.addLow(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)));
-        m.addHigh(_mm256_cvtps_pd(_mm256_extractf128_ps(b, 1)));
+        m.add(0, _mm256_cvtps_pd(_mm256_castps256_ps128(a)), _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)));
+        m.add(1, _mm256_cvtps_pd(_mm256_castps256_ps128(b)), _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1)));
     }
     return m.finish(wordTotal(zeros), out);
 }
