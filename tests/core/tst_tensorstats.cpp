@@ -974,6 +974,18 @@ void tst_TensorStats::avx2MatchesGenericVectors_data()
         }
         return codes;
     };
+    // Values of one sign and zeros of both, in every lane: the extreme is a zero, and its sign is
+    // the one the lanes' fold, block by block, comes to.
+    auto signedZeros = [](std::size_t n, bool negative) {
+        std::mt19937_64 rng(negative ? 36 : 35);
+        std::vector<std::uint64_t> codes(n);
+        for (auto &code : codes) {
+            const std::uint64_t r = rng();
+            code = r % 4 == 0 ? (r >> 8) % 2 * 0x80000000u
+                              : (negative ? 0x80000000u : 0u) | 0x3F000000u | (r >> 40 & 0x7FFFFF);
+        }
+        return codes;
+    };
     for (DType dtype : { DType::F32, DType::BF16 }) {
         const char *name = dtypeName(dtype).data();
         auto packed = [&](const std::vector<std::uint64_t> &f32) {
@@ -984,6 +996,10 @@ void tst_TensorStats::avx2MatchesGenericVectors_data()
             const QByteArray specials = packed(withSpecials(normalF32(n, 32, false)));
             const QByteArray tiny = packed(withTiny(normalF32(n, 33, false, 0.0f)));
             const QByteArray wide = packed(wideRange(n));
+            QTest::addRow("%s %llu signed zeros at the minimum", name, n)
+                << dtype << packed(signedZeros(n, false)) << n << 10u;
+            QTest::addRow("%s %llu signed zeros at the maximum", name, n)
+                << dtype << packed(signedZeros(n, true)) << n << 10u;
             for (unsigned bins : { 10u, 17u, 64u, 1000u }) {
                 QTest::addRow("%s %llu wide range, %u bins", name, n, bins) << dtype << wide << n << bins;
                 QTest::addRow("%s %llu finite, %u bins", name, n, bins) << dtype << finite << n << bins;
