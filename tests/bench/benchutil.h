@@ -20,40 +20,42 @@
 
 namespace stb::bench {
 
+// Wall time in milliseconds of one call of fn.
+template<typename Fn> double elapsedMs(Fn &&fn)
+{
+    const auto start = std::chrono::steady_clock::now();
+    fn();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+inline double median(std::vector<double> times)
+{
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
 // Median wall time in milliseconds of `runs` calls of fn.
 template<typename Fn> double medianMs(int runs, Fn &&fn)
 {
     std::vector<double> times;
-    for (int i = 0; i < runs; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        fn();
-        times.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    for (int i = 0; i < runs; ++i)
+        times.push_back(elapsedMs(fn));
+    return median(std::move(times));
 }
 
 // Medians in milliseconds of `runs` runs each of two functions, run in turn (a, b, a, b, ...):
 // for a ratio of the two, so that a change of the machine's speed during the measurement (other
 // tenants, memory bandwidth) reaches both alike. Measured one after the other, the raw read's
-// median moved between 31 and 42 GB/s from run to run while the audit's stayed within 10%.
+// median moved between 31 and 62 GB/s from run to run while the audit's stayed within 10%.
 template<typename FnA, typename FnB>
 std::pair<double, double> alternatingMediansMs(int runs, FnA &&a, FnB &&b)
 {
     std::vector<double> timesA, timesB;
-    const auto timed = [](auto &&fn) {
-        const auto start = std::chrono::steady_clock::now();
-        fn();
-        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    };
     for (int i = 0; i < runs; ++i) {
-        timesA.push_back(timed(a));
-        timesB.push_back(timed(b));
+        timesA.push_back(elapsedMs(a));
+        timesB.push_back(elapsedMs(b));
     }
-    std::sort(timesA.begin(), timesA.end());
-    std::sort(timesB.begin(), timesB.end());
-    return { timesA[timesA.size() / 2], timesB[timesB.size() / 2] };
+    return { median(std::move(timesA)), median(std::move(timesB)) };
 }
 
 // Which statistics kernels run and on how many cores, printed first by every benchmark so that
