@@ -668,6 +668,22 @@ void tst_TensorStats::statistics_data()
                 QTest::addRow("%s normal, NaN, Inf, %u bins", info.name.data(), bins)
                     << dtype << pack(dtype, normal(20011, 4, true)) << quint64(20011) << bins;
             }
+            // The portable kernels sum around 0 where the first block's mean is near it (within
+            // a standard deviation), else around that block's mean; a chunk whose later values lie
+            // far from 0 has its sums redone around its mean.
+            auto centred = [&](std::size_t n, std::uint32_t seed, float mean) {
+                const auto f32 = normalF32(n, seed, false, mean);
+                return dtype == DType::F32 ? f32 : halfCodes(dtype, f32);
+            };
+            auto farAfterFirstBlock = centred(20000, 7, 0.0f);
+            const auto far = centred(20000, 8, 4096.0f);
+            std::copy(far.begin() + 512, far.end(), farAfterFirstBlock.begin() + 512);
+            for (unsigned bins : { 10u, 64u }) {
+                QTest::addRow("%s centred normal %u bins", info.name.data(), bins)
+                    << dtype << pack(dtype, centred(20000, 6, 0.0f)) << quint64(20000) << bins;
+                QTest::addRow("%s centred first block, then far from 0, %u bins", info.name.data(), bins)
+                    << dtype << pack(dtype, farAfterFirstBlock) << quint64(20000) << bins;
+            }
             if (dtype == DType::F32) {
                 // x - lo overflows a float here; and a range of subnormals, whose bins / range does.
                 std::vector<std::uint64_t> fullRange = normalF32(4096, 5, false), tiny(4096);
@@ -882,11 +898,16 @@ void tst_TensorStats::kernelFamiliesAgree_data()
         };
         // A mean far from zero against a small spread: where summation order shows most.
         const QByteArray plain = pack(dtype, normal(21, false)), specials = pack(dtype, normal(22, true)),
-                         offset = pack(dtype, normal(11, false, 100.0f));
+                         offset = pack(dtype, normal(11, false, 100.0f)),
+                         centred = pack(dtype, normal(12, false, 0.0f));
+        // Centred on 0: the portable F32 and BF16 kernels' sums around 0. (F16 is counted by code,
+        // and its sums of centred values differ by more than 4 ulp of the std.)
         for (unsigned bins : { 10u, 64u, 1000u }) {
             QTest::addRow("%s normal %u bins", name, bins) << dtype << plain << quint64(n) << bins;
             QTest::addRow("%s normal, NaN, Inf, %u bins", name, bins) << dtype << specials << quint64(n) << bins;
             QTest::addRow("%s large mean %u bins", name, bins) << dtype << offset << quint64(n) << bins;
+            if (dtype != DType::F16)
+                QTest::addRow("%s centred %u bins", name, bins) << dtype << centred << quint64(n) << bins;
         }
     }
 }
@@ -1070,15 +1091,19 @@ void tst_TensorStats::avx2BF16BlockMatchesWidened_data()
 {
     QTest::addColumn<unsigned>("seed");
     QTest::addColumn<unsigned>("specials"); // 0: none, 1: zeros and subnormals, 2: a NaN, 3: an Inf
+    QTest::addColumn<bool>("aroundZero"); // the kernels' unshifted sums
     for (unsigned seed = 1; seed <= 8; ++seed)
         for (unsigned specials = 0; specials < 4; ++specials)
-            QTest::addRow("seed %u specials %u", seed, specials) << seed << specials;
+            for (bool aroundZero : { false, true })
+                QTest::addRow("seed %u specials %u%s", seed, specials, aroundZero ? " around 0" : "")
+                    << seed << specials << aroundZero;
 }
 
 void tst_TensorStats::avx2BF16BlockMatchesWidened()
 {
     QFETCH(unsigned, seed);
     QFETCH(unsigned, specials);
+    QFETCH(bool, aroundZero);
     if (!kernels::avx2::supported())
         QSKIP("this CPU has no AVX2");
     using kernels::portable::kBlock;
@@ -1094,7 +1119,7 @@ void tst_TensorStats::avx2BF16BlockMatchesWidened()
     alignas(32) float widened[kBlock];
     for (std::size_t i = 0; i < kBlock; ++i)
         widened[i] = std::bit_cast<float>(std::uint32_t(codes[i]) << 16);
-    const double shift = widened[1];
+    const double shift = aroundZero ? 0.0 : widened[1];
     kernels::portable::BlockMoments a {}, b {};
     const bool okA
         = kernels::avx2::momentsBlockBF16(reinterpret_cast<const std::byte *>(codes.data()), shift, a);

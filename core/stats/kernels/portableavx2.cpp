@@ -107,9 +107,17 @@ struct MomentLanes {
     // 1) into sums s[lane] and squares q[lane], as the generic vectors add them: x - shift, the
     // two added, then added to the sum; squares rounded, added, then added. The differences and
     // two of the adds run as exact adds on the multiply pipes (see STB_AVX2), so that both kinds
-    // of pipe share the work.
-    STB_AVX2 inline void add(int lane, __m256d v0, __m256d v1)
+    // of pipe share the work. Around a shift of 0 there is no difference to take (x - 0 is x,
+    // -0 included), and the square of a float is exact in double (24 significant bits twice),
+    // so a fused multiply-add rounds x0² + x1² once, as the generic vectors' product and sum
+    // do: together a quarter of the BF16 kernel's time.
+    template<bool Shifted> STB_AVX2 inline void add(int lane, __m256d v0, __m256d v1)
     {
+        if constexpr (!Shifted) {
+            s[lane] = _mm256_add_pd(s[lane], _mm256_add_pd(v0, v1));
+            q[lane] = _mm256_add_pd(q[lane], _mm256_fmadd_pd(v0, v0, _mm256_mul_pd(v1, v1)));
+            return;
+        }
         const __m256d d0 = _mm256_fmadd_pd(v0, one, k), d1 = _mm256_fmadd_pd(v1, one, k);
         s[lane] = _mm256_add_pd(s[lane], _mm256_add_pd(d0, d1));
         const __m256d squares = _mm256_fmadd_pd(_mm256_mul_pd(d0, d0), one, _mm256_mul_pd(d1, d1));
@@ -158,9 +166,7 @@ STB_AVX2 inline std::uint32_t wordTotal(__m256i c)
     return total;
 }
 
-} // namespace
-
-STB_AVX2 bool momentsBlock(const std::byte *p, double shift, portable::BlockMoments &out)
+template<bool Shifted> STB_AVX2 bool momentsF32(const std::byte *p, double shift, portable::BlockMoments &out)
 {
     const float *f = reinterpret_cast<const float *>(p);
     MomentLanes m(shift);
@@ -172,13 +178,15 @@ STB_AVX2 bool momentsBlock(const std::byte *p, double shift, portable::BlockMome
         zeros = _mm256_sub_epi32(zeros, _mm256_castps_si256(_mm256_cmp_ps(x, zero, _CMP_EQ_OQ)));
         zeros = _mm256_sub_epi32(zeros, _mm256_castps_si256(_mm256_cmp_ps(y, zero, _CMP_EQ_OQ)));
         // Widened straight from memory: a load is cheaper than taking the upper half of x.
-        m.add(0, _mm256_cvtps_pd(_mm_loadu_ps(f + i)), _mm256_cvtps_pd(_mm_loadu_ps(f + i + 8)));
-        m.add(1, _mm256_cvtps_pd(_mm_loadu_ps(f + i + 4)), _mm256_cvtps_pd(_mm_loadu_ps(f + i + 12)));
+        m.add<Shifted>(0, _mm256_cvtps_pd(_mm_loadu_ps(f + i)), _mm256_cvtps_pd(_mm_loadu_ps(f + i + 8)));
+        m.add<Shifted>(
+            1, _mm256_cvtps_pd(_mm_loadu_ps(f + i + 4)), _mm256_cvtps_pd(_mm_loadu_ps(f + i + 12)));
     }
     return m.finish(laneTotal(zeros), out);
 }
 
-STB_AVX2 bool momentsBlockBF16(const std::byte *p, double shift, portable::BlockMoments &out)
+template<bool Shifted>
+STB_AVX2 bool momentsBF16(const std::byte *p, double shift, portable::BlockMoments &out)
 {
     MomentLanes m(shift);
     __m256i zeros = _mm256_setzero_si256();
@@ -193,10 +201,24 @@ STB_AVX2 bool momentsBlockBF16(const std::byte *p, double shift, portable::Block
         const __m256 a = _mm256_castsi256_ps(_mm256_unpacklo_epi16(_mm256_setzero_si256(), codes));
         const __m256 b = _mm256_castsi256_ps(_mm256_unpackhi_epi16(_mm256_setzero_si256(), codes));
         m.extremes(_mm256_min_ps(a, b), _mm256_max_ps(a, b));
-        m.add(0, _mm256_cvtps_pd(_mm256_castps256_ps128(a)), _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)));
-        m.add(1, _mm256_cvtps_pd(_mm256_castps256_ps128(b)), _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1)));
+        m.add<Shifted>(
+            0, _mm256_cvtps_pd(_mm256_castps256_ps128(a)), _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)));
+        m.add<Shifted>(
+            1, _mm256_cvtps_pd(_mm256_castps256_ps128(b)), _mm256_cvtps_pd(_mm256_extractf128_ps(b, 1)));
     }
     return m.finish(wordTotal(zeros), out);
+}
+
+} // namespace
+
+STB_AVX2 bool momentsBlock(const std::byte *p, double shift, portable::BlockMoments &out)
+{
+    return shift == 0 ? momentsF32<false>(p, shift, out) : momentsF32<true>(p, shift, out);
+}
+
+STB_AVX2 bool momentsBlockBF16(const std::byte *p, double shift, portable::BlockMoments &out)
+{
+    return shift == 0 ? momentsBF16<false>(p, shift, out) : momentsBF16<true>(p, shift, out);
 }
 
 STB_AVX2 bool thresholdBlock(const std::byte *p, const portable::BinThresholds &th, unsigned from,
