@@ -25,7 +25,7 @@ void scanValues(DType dtype, const std::byte *data, std::uint64_t first, std::ui
     case DType::F16:
         if (avx512::enabled())
             return scanAvx512(dtype, data, first, n, acc, ranges);
-        return scan<LoadF16>(data, first, n, acc);
+        return scanF16(data, first, n, acc, ranges);
     case DType::F64:
         return scan<LoadF64>(data, first, n, acc);
     case DType::I32:
@@ -64,6 +64,8 @@ void binValues(DType dtype, const std::byte *data, std::uint64_t first, std::uin
     case DType::F16:
         if (plan.avx512 != BinPlan::Avx512::No)
             return binAvx512(dtype, data, first, n, plan, bins, outliers, ranges);
+        if (binF16(data, first, n, plan, bins, outliers, ranges))
+            return;
         return bin<LoadF16>(data, first, n, plan, bins, outliers);
     case DType::F64:
         return bin<LoadF64>(data, first, n, plan, bins, outliers);

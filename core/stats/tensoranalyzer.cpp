@@ -173,11 +173,12 @@ std::optional<TensorAnalysis> analyzeTensor(DType dtype, std::span<const std::by
     for (unsigned i = 0; i < threads; ++i)
         workers.emplace_back(dtype, counted, std::max(1u, bins));
     std::vector<std::uint64_t> digests(options.digest ? chunks : 0, 0);
-    // Ranges of the blocks pass 1 scans with the AVX-512 or the portable F32/BF16 kernels, for pass 2 (8
-    // bytes per 4,096 values; beyond 2^21 blocks, 16 MiB, pass 2 does without).
+    // Ranges of the blocks pass 1 scans with the AVX-512 or the portable F32/BF16/F16 kernels, for
+    // pass 2 (8 bytes per 4,096 values; beyond 2^21 blocks, 16 MiB, pass 2 does without).
     const std::uint64_t blocks = (elements + kernels::kRangeBlock - 1) / kernels::kRangeBlock;
     const bool useRanges = !counted
-        && (dtype == DType::F32 || dtype == DType::BF16 || kernels::hasAvx512Kernels(dtype))
+        && (dtype == DType::F32 || dtype == DType::BF16 || dtype == DType::F16
+            || kernels::hasAvx512Kernels(dtype))
         && blocks <= (1u << 21);
     std::vector<kernels::BlockRange> ranges(useRanges ? blocks : 0);
     // 112 bytes a chunk of 2^18 values: 10 MiB for a tensor of 100 GB.

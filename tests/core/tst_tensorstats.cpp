@@ -561,8 +561,8 @@ private slots:
     void kernelFamiliesAgree();
     void avx2MatchesGenericVectors_data();
     void avx2MatchesGenericVectors();
-    void avx2BF16BlockMatchesWidened_data();
-    void avx2BF16BlockMatchesWidened();
+    void avx2HalfBlockMatchesWidened_data();
+    void avx2HalfBlockMatchesWidened();
     void sameBitsOnAnyThreadCount();
     void accuracyLargeMean();
     void withoutHistogram_data();
@@ -1082,50 +1082,68 @@ void tst_TensorStats::avx2MatchesGenericVectors()
     }
 }
 
-// The AVX2 BF16 block kernel, which widens codes in registers and in an order of its own, against
-// the AVX2 F32 block kernel on the block widened (bit-identical to the generic vectors, above),
-// sum and squares compared bit for bit: on magnitudes of 2^-60 to 2^60 every addition rounds,
-// so a value added into another lane or out of turn shows, where whole tensors' mean and std
-// mostly hide it.
-void tst_TensorStats::avx2BF16BlockMatchesWidened_data()
+// The AVX2 BF16 and F16 block kernels, which widen codes in registers (BF16 in an order of its
+// own), against the AVX2 F32 block kernel on the block widened by the test's own decoder
+// (bit-identical to the generic vectors, above), sum and squares compared bit for bit: on
+// magnitudes of 2^-60 to 2^60 (F16: 2^-24 to 2^15) every addition rounds, so a value added into
+// another lane or out of turn shows, where whole tensors' mean and std mostly hide it. F16 also
+// through pass 2's widening (widenF16).
+void tst_TensorStats::avx2HalfBlockMatchesWidened_data()
 {
+    QTest::addColumn<DType>("dtype");
     QTest::addColumn<unsigned>("seed");
     QTest::addColumn<unsigned>("specials"); // 0: none, 1: zeros and subnormals, 2: a NaN, 3: an Inf
     QTest::addColumn<bool>("aroundZero"); // the kernels' unshifted sums
-    for (unsigned seed = 1; seed <= 8; ++seed)
-        for (unsigned specials = 0; specials < 4; ++specials)
-            for (bool aroundZero : { false, true })
-                QTest::addRow("seed %u specials %u%s", seed, specials, aroundZero ? " around 0" : "")
-                    << seed << specials << aroundZero;
+    for (DType dtype : { DType::BF16, DType::F16 })
+        for (unsigned seed = 1; seed <= 8; ++seed)
+            for (unsigned specials = 0; specials < 4; ++specials)
+                for (bool aroundZero : { false, true })
+                    QTest::addRow("%s seed %u specials %u%s", dtypeName(dtype).data(), seed, specials,
+                        aroundZero ? " around 0" : "")
+                        << dtype << seed << specials << aroundZero;
 }
 
-void tst_TensorStats::avx2BF16BlockMatchesWidened()
+void tst_TensorStats::avx2HalfBlockMatchesWidened()
 {
+    QFETCH(DType, dtype);
     QFETCH(unsigned, seed);
     QFETCH(unsigned, specials);
     QFETCH(bool, aroundZero);
     if (!kernels::avx2::supported())
         QSKIP("this CPU has no AVX2");
     using kernels::portable::kBlock;
+    const bool bf16 = dtype == DType::BF16;
     std::mt19937_64 rng(seed);
     std::vector<std::uint16_t> codes(kBlock);
     for (auto &code : codes) {
         const std::uint64_t r = rng();
-        code = static_cast<std::uint16_t>((r & 0x807F) | (((r >> 32) % 121 + 67) << 7)); // exponent 67..187
+        code = bf16
+            ? static_cast<std::uint16_t>((r & 0x807F) | (((r >> 32) % 121 + 67) << 7)) // exponent 67..187
+            : static_cast<std::uint16_t>((r & 0x83FF) | (((r >> 32) % 30 + 1) << 10)); // normal, 1..30
     }
-    const std::uint16_t extra[] = { 0x0000, 0x8000, 0x0001, 0x807F, 0x7FC0, 0xFF80 };
+    const std::uint16_t bf16Extra[] = { 0x0000, 0x8000, 0x0001, 0x807F, 0x7FC0, 0xFF80 };
+    const std::uint16_t f16Extra[] = { 0x0000, 0x8000, 0x0001, 0x83FF, 0x7E00, 0xFC00 };
+    const std::uint16_t *extra = bf16 ? bf16Extra : f16Extra;
     for (std::size_t i = seed; specials && i < kBlock; i += 37)
         codes[i] = specials == 1 ? extra[i % 4] : extra[specials + 2];
     alignas(32) float widened[kBlock];
     for (std::size_t i = 0; i < kBlock; ++i)
-        widened[i] = std::bit_cast<float>(std::uint32_t(codes[i]) << 16);
+        widened[i] = static_cast<float>(referenceValue(dtype, codes[i]));
     const double shift = aroundZero ? 0.0 : widened[1];
+    const auto *raw = reinterpret_cast<const std::byte *>(codes.data());
     kernels::portable::BlockMoments a {}, b {};
-    const bool okA
-        = kernels::avx2::momentsBlockBF16(reinterpret_cast<const std::byte *>(codes.data()), shift, a);
+    const bool okA = bf16 ? kernels::avx2::momentsBlockBF16(raw, shift, a)
+                          : kernels::avx2::momentsBlockF16(raw, shift, a);
     const bool okB = kernels::avx2::momentsBlock(reinterpret_cast<const std::byte *>(widened), shift, b);
     QCOMPARE(okA, okB);
     QCOMPARE(okA, specials < 2);
+    if (!bf16) {
+        alignas(32) float byKernel[kBlock];
+        kernels::avx2::widenF16(raw, byKernel);
+        for (std::size_t i = 0; i < kBlock; ++i)
+            QVERIFY2((std::isnan(byKernel[i]) && std::isnan(widened[i])) || sameBits(byKernel[i], widened[i]),
+                QByteArray::number(codes[i], 16));
+    }
     if (!okA)
         return; // the scalar code redoes such a block
     QVERIFY2(sameBits(a.sum, b.sum), describe("sum", a.sum, b.sum));

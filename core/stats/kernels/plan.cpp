@@ -3,6 +3,7 @@
 #include "core/stats/statskernels.h"
 
 #include "core/stats/kernels/avx512.h"
+#include "core/stats/kernels/valuescan.h"
 
 #include <cfloat>
 #include <cmath>
@@ -89,7 +90,8 @@ bool countsCodes(DType dtype, unsigned bins)
         return false;
     // Without a histogram BF16 is scanned in vectors by every family (portable.h): counting
     // codes pays for exact bins in one pass, and costs 4x the vector pass where none is wanted.
-    if (bins == 0 && dtype == DType::BF16)
+    // F16 too where the portable family converts it in registers (AVX2 with F16C).
+    if (bins == 0 && (dtype == DType::BF16 || (dtype == DType::F16 && avx2::enabled())))
         return false;
     return !(hasAvx512Kernels(dtype) && thresholdsFit(bins));
 }

@@ -100,20 +100,33 @@ void widenBF16(const std::byte *p, float *out)
     }
 }
 
-// Block k of kBlock values at p as kBlock floats: F32 in place, BF16 widened into `buffer` (in
-// L1, so the F32 block kernels read it at no cost that matters next to the widening).
-template<typename Load> const std::byte *floatBlock(const std::byte *p, float *buffer)
+// F16 widened to float, exactly, one value at a time: only where the CPU lacks F16C, whose F16
+// tensors are counted by code instead (countsCodes), so only when a test switches AVX2 off.
+void widenF16Scalar(const std::byte *p, float *out)
+{
+    for (std::size_t i = 0; i < kBlock; ++i)
+        out[i] = static_cast<float>(LoadF16::get(p + 2 * i));
+}
+
+// Block k of kBlock values at p as kBlock floats: F32 in place, BF16 and F16 widened into
+// `buffer` (in L1, so the F32 block kernels read it at no cost that matters next to the widening).
+template<typename Load> const std::byte *floatBlock(const std::byte *p, float *buffer, bool useAvx2)
 {
     if constexpr (std::is_same_v<Load, LoadF32>) {
         return p;
     } else {
-        static_assert(std::is_same_v<Load, LoadBF16>);
-        widenBF16(p, buffer);
+        if constexpr (std::is_same_v<Load, LoadBF16>)
+            widenBF16(p, buffer);
+        else if (useAvx2)
+            avx2::widenF16(p, buffer);
+        else
+            widenF16Scalar(p, buffer);
         return reinterpret_cast<const std::byte *>(buffer);
     }
 }
 
-// Pass 1's block kernel: AVX2 reads BF16 codes directly, the generic vectors a widened copy.
+// Pass 1's block kernel: AVX2 reads BF16 and F16 codes directly, the generic vectors a widened
+// copy.
 template<typename Load>
 bool momentsOf(const std::byte *p, double shift, bool useAvx2, float *buffer, BlockMoments &out)
 {
@@ -121,7 +134,11 @@ bool momentsOf(const std::byte *p, double shift, bool useAvx2, float *buffer, Bl
         if (useAvx2)
             return avx2::momentsBlockBF16(p, shift, out);
     }
-    const std::byte *block = floatBlock<Load>(p, buffer);
+    if constexpr (std::is_same_v<Load, LoadF16>) {
+        if (useAvx2)
+            return avx2::momentsBlockF16(p, shift, out);
+    }
+    const std::byte *block = floatBlock<Load>(p, buffer, useAvx2);
     return useAvx2 ? avx2::momentsBlock(block, shift, out) : momentsBlock(block, shift, out);
 }
 
@@ -220,6 +237,12 @@ void scanBF16(
     const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc, BlockRange *ranges)
 {
     scanFloats<LoadBF16>(data, first, n, acc, ranges);
+}
+
+void scanF16(
+    const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc, BlockRange *ranges)
+{
+    scanFloats<LoadF16>(data, first, n, acc, ranges);
 }
 namespace {
 
@@ -340,7 +363,7 @@ bool binFloats(const std::byte *data, std::uint64_t first, std::uint64_t n, cons
             continue;
         }
         prefetchAhead(p + size * i, size * kBlock);
-        const std::byte *block = floatBlock<Load>(p + size * i, buffer);
+        const std::byte *block = floatBlock<Load>(p + size * i, buffer, useAvx2);
         if (useAvx2 ? avx2::thresholdBlock(block, th, from, to, farOnes, known, blockCounts, blockFar)
                     : thresholdBlock(block, th, from, to, farOnes, known, blockCounts, blockFar)) {
             for (unsigned t = 0; t < th.count; ++t)
@@ -370,6 +393,12 @@ bool binBF16(const std::byte *data, std::uint64_t first, std::uint64_t n, const 
     std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges)
 {
     return binFloats<LoadBF16>(data, first, n, plan, bins, outliers, ranges);
+}
+
+bool binF16(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
+    std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges)
+{
+    return binFloats<LoadF16>(data, first, n, plan, bins, outliers, ranges);
 }
 namespace {
 

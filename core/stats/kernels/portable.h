@@ -29,6 +29,12 @@ void scanBF16(const std::byte *data, std::uint64_t first, std::uint64_t n, Stats
     BlockRange *ranges = nullptr);
 bool binBF16(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
     std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges = nullptr);
+// The same for F16 where the CPU has AVX2 and F16C (avx2::enabled()); elsewhere F16 is counted
+// by code (countsCodes), as the widening would cost more than the counting.
+void scanF16(const std::byte *data, std::uint64_t first, std::uint64_t n, StatsAccumulator &acc,
+    BlockRange *ranges = nullptr);
+bool binF16(const std::byte *data, std::uint64_t first, std::uint64_t n, const BinPlan &plan,
+    std::uint64_t *bins, std::uint64_t &outliers, const BlockRange *ranges = nullptr);
 // Bins (no outliers) of n F32 values (a multiple of 16) at p, by their float index when
 // plan.indexed (see BinPlan); uses the AVX-512 index kernel when enabled.
 void binsByIndex(const std::byte *p, std::uint64_t n, const BinPlan &plan, std::uint64_t *bins);

@@ -14,6 +14,7 @@
 // pipes are the loop's bottleneck (Zen 4). This file is built with -ffp-contract=off so that
 // no product and sum are fused on their own: the generic vectors round both.
 #define STB_AVX2 __attribute__((target("avx2,fma")))
+#define STB_AVX2_F16C __attribute__((target("avx2,fma,f16c"))) // F16 codes (avx2::supported() checks F16C)
 #endif
 
 namespace stb::kernels::avx2 {
@@ -166,21 +167,47 @@ STB_AVX2 inline std::uint32_t wordTotal(__m256i c)
     return total;
 }
 
-template<bool Shifted> STB_AVX2 bool momentsF32(const std::byte *p, double shift, portable::BlockMoments &out)
+// Values 0-7 (x) and 8-15 (y) of a step of sixteen, and its four groups of four as doubles in
+// the order MomentLanes::add takes them: F32 from memory, F16 codes widened by F16C (exactly).
+struct StepF32 {
+    STB_AVX2 static void load(const std::byte *p, std::size_t i, __m256 &x, __m256 &y, __m256d *v)
+    {
+        const float *f = reinterpret_cast<const float *>(p) + i;
+        x = _mm256_loadu_ps(f), y = _mm256_loadu_ps(f + 8);
+        // Widened straight from memory: a load is cheaper than taking the upper half of x.
+        for (int q = 0; q < 4; ++q)
+            v[q] = _mm256_cvtps_pd(_mm_loadu_ps(f + 4 * q));
+    }
+};
+struct StepF16 {
+    STB_AVX2_F16C static void load(const std::byte *p, std::size_t i, __m256 &x, __m256 &y, __m256d *v)
+    {
+        const auto *codes = reinterpret_cast<const __m128i *>(p + 2 * i);
+        x = _mm256_cvtph_ps(_mm_loadu_si128(codes)), y = _mm256_cvtph_ps(_mm_loadu_si128(codes + 1));
+        v[0] = _mm256_cvtps_pd(_mm256_castps256_ps128(x));
+        v[1] = _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1));
+        v[2] = _mm256_cvtps_pd(_mm256_castps256_ps128(y));
+        v[3] = _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1));
+    }
+};
+
+// One block of F32 values, or of F16 codes widened in registers to the same floats in the same
+// lanes (so that the sums are the F32 kernel's on the widened block, bit for bit).
+template<typename Step, bool Shifted>
+STB_AVX2_F16C bool momentsFloats(const std::byte *p, double shift, portable::BlockMoments &out)
 {
-    const float *f = reinterpret_cast<const float *>(p);
     MomentLanes m(shift);
     __m256i zeros = _mm256_setzero_si256();
     for (std::size_t i = 0; i < kBlock; i += 16) {
-        const __m256 x = _mm256_loadu_ps(f + i), y = _mm256_loadu_ps(f + i + 8);
+        __m256 x, y;
+        __m256d v[4];
+        Step::load(p, i, x, y, v);
         m.extremes(_mm256_min_ps(x, y), _mm256_max_ps(x, y));
         const __m256 zero = _mm256_setzero_ps();
         zeros = _mm256_sub_epi32(zeros, _mm256_castps_si256(_mm256_cmp_ps(x, zero, _CMP_EQ_OQ)));
         zeros = _mm256_sub_epi32(zeros, _mm256_castps_si256(_mm256_cmp_ps(y, zero, _CMP_EQ_OQ)));
-        // Widened straight from memory: a load is cheaper than taking the upper half of x.
-        m.add<Shifted>(0, _mm256_cvtps_pd(_mm_loadu_ps(f + i)), _mm256_cvtps_pd(_mm_loadu_ps(f + i + 8)));
-        m.add<Shifted>(
-            1, _mm256_cvtps_pd(_mm_loadu_ps(f + i + 4)), _mm256_cvtps_pd(_mm_loadu_ps(f + i + 12)));
+        m.add<Shifted>(0, v[0], v[2]);
+        m.add<Shifted>(1, v[1], v[3]);
     }
     return m.finish(laneTotal(zeros), out);
 }
@@ -213,7 +240,21 @@ STB_AVX2 bool momentsBF16(const std::byte *p, double shift, portable::BlockMomen
 
 STB_AVX2 bool momentsBlock(const std::byte *p, double shift, portable::BlockMoments &out)
 {
-    return shift == 0 ? momentsF32<false>(p, shift, out) : momentsF32<true>(p, shift, out);
+    return shift == 0 ? momentsFloats<StepF32, false>(p, shift, out)
+                      : momentsFloats<StepF32, true>(p, shift, out);
+}
+
+STB_AVX2_F16C bool momentsBlockF16(const std::byte *p, double shift, portable::BlockMoments &out)
+{
+    return shift == 0 ? momentsFloats<StepF16, false>(p, shift, out)
+                      : momentsFloats<StepF16, true>(p, shift, out);
+}
+
+STB_AVX2_F16C void widenF16(const std::byte *p, float *out)
+{
+    for (std::size_t i = 0; i < kBlock; i += 8)
+        _mm256_storeu_ps(
+            out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 2 * i))));
 }
 
 STB_AVX2 bool momentsBlockBF16(const std::byte *p, double shift, portable::BlockMoments &out)
@@ -298,6 +339,13 @@ bool momentsBlockBF16(const std::byte *, double, portable::BlockMoments &)
 {
     return false;
 }
+
+bool momentsBlockF16(const std::byte *, double, portable::BlockMoments &)
+{
+    return false;
+}
+
+void widenF16(const std::byte *, float *) { }
 
 bool thresholdBlock(const std::byte *, const portable::BinThresholds &, unsigned, unsigned, bool, bool,
     std::uint32_t *, std::uint32_t &)

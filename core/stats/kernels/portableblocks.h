@@ -42,6 +42,11 @@ bool momentsBlock(const std::byte *p, double shift, portable::BlockMoments &out)
 // One block of kBlock BF16 codes: what momentsBlock computes on them widened (bit for bit), without
 // the widened copy (perf: a tenth of a portable audit's time went to writing and rereading it).
 bool momentsBlockBF16(const std::byte *p, double shift, portable::BlockMoments &out);
+// One block of kBlock F16 codes: what momentsBlock computes on them widened (bit for bit), widened
+// in registers by F16C.
+bool momentsBlockF16(const std::byte *p, double shift, portable::BlockMoments &out);
+// One block of kBlock F16 codes as floats (exactly), for pass 2.
+void widenF16(const std::byte *p, float *out);
 // One block of kBlock floats: counts[t] += #(x >= th.at[t]) for t in [from, to), outliers when
 // `farOnes`; false when it holds a NaN or an infinity, which `knownFinite` (pass 1 said so)
 // rules out without a look.
