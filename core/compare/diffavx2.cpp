@@ -6,7 +6,8 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
-#define STB_DIFF_AVX2 __attribute__((target("avx2")))
+// F16C for F16 codes (kernels::avx2::supported() requires it); not FMA.
+#define STB_DIFF_AVX2 __attribute__((target("avx2,f16c")))
 #endif
 
 namespace stb::diff::avx2 {
@@ -15,8 +16,8 @@ namespace stb::diff::avx2 {
 
 namespace {
 
-// Elements [i, i + 4) as doubles, and [i, i + 8) as floats, exactly as F32Values / BF16Values
-// give them.
+// Elements [i, i + 4) as doubles, and [i, i + 8) as floats, exactly as F32Values, BF16Values and
+// F16Values give them (vcvtph2ps is exact for every F16 code).
 struct F32Lanes {
     STB_DIFF_AVX2 static __m256d load(const std::byte *p, std::uint64_t i)
     {
@@ -41,6 +42,17 @@ struct BF16Lanes {
         return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(codes), 16));
     }
     using Values = BF16Values;
+};
+struct F16Lanes {
+    STB_DIFF_AVX2 static __m256d load(const std::byte *p, std::uint64_t i)
+    {
+        return _mm256_cvtps_pd(_mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i *>(p + 2 * i))));
+    }
+    STB_DIFF_AVX2 static __m256 load8(const std::byte *p, std::uint64_t i)
+    {
+        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 2 * i)));
+    }
+    using Values = F16Values;
 };
 
 // Whether any of 8 floats of either side is NaN or infinite: x - x is 0 for a finite x and NaN
@@ -223,6 +235,14 @@ void measureBF16(const std::byte *a, const std::byte *b, std::uint64_t first, st
     measure<BF16Lanes, true>(a, b, first, count, atol, rtol, s);
 }
 
+void measureF16(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t count, double atol,
+    double rtol, DiffSums &s)
+{
+    if (atol == 0 && rtol == 0)
+        return measure<F16Lanes, false>(a, b, first, count, atol, rtol, s);
+    measure<F16Lanes, true>(a, b, first, count, atol, rtol, s);
+}
+
 #else
 
 // Never called without AVX2 (kernels::avx2::enabled() is false there): the scalar loop.
@@ -236,6 +256,12 @@ void measureBF16(const std::byte *a, const std::byte *b, std::uint64_t first, st
     double rtol, DiffSums &s)
 {
     measureReal<BF16Values>(a, b, first, count, atol, rtol, s);
+}
+
+void measureF16(const std::byte *a, const std::byte *b, std::uint64_t first, std::uint64_t count, double atol,
+    double rtol, DiffSums &s)
+{
+    measureReal<F16Values>(a, b, first, count, atol, rtol, s);
 }
 
 #endif

@@ -4,6 +4,7 @@
 // them: shared by the general loop (comparison.cpp) and the AVX2 loop over F32 and BF16
 // (diffavx2.cpp), which must give the same sums bit for bit.
 #include "core/compare/comparison.h"
+#include "core/format/dtype.h"
 
 #include <algorithm>
 #include <cmath>
@@ -93,7 +94,7 @@ inline void foldLanes(DiffSums (&lanes)[kSumLanes], DiffSums &s)
     s.merge(lanes[0]);
 }
 
-// The values of F32 and BF16 elements, exactly as decodeBatch gives them.
+// The values of F32, BF16 and F16 elements, exactly as decodeBatch gives them.
 struct F32Values {
     static double at(const std::byte *p, std::uint64_t i)
     {
@@ -113,8 +114,16 @@ struct BF16Values {
         return v;
     }
 };
+struct F16Values {
+    static double at(const std::byte *p, std::uint64_t i)
+    {
+        std::uint16_t code;
+        std::memcpy(&code, p + 2 * i, 2);
+        return decodeCode(DType::F16, code);
+    }
+};
 
-// Elements [from, to) of a pair of F32 or BF16 tensors whose range starts at `first`, each into
+// Elements [from, to) of a pair of F32, BF16 or F16 tensors whose range starts at `first`, each into
 // its lane; and a whole range into `s` (the scalar loop of a changed pair). Straight from the
 // bytes: perf found decoding into four buffers of doubles (two of them zero imaginary parts) and
 // reading them back at over half of pass 2's time.

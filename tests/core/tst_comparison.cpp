@@ -41,10 +41,15 @@ struct Model {
     }
     void addBF16(std::string name, std::vector<std::uint64_t> shape, const std::vector<std::uint16_t> &codes)
     {
+        addHalf(std::move(name), DType::BF16, std::move(shape), codes);
+    }
+    void addHalf(std::string name, DType dtype, std::vector<std::uint64_t> shape,
+        const std::vector<std::uint16_t> &codes)
+    {
         std::vector<std::byte> bytes(codes.size() * 2);
         if (!codes.empty())
             std::memcpy(bytes.data(), codes.data(), bytes.size());
-        specs.push_back({std::move(name), DType::BF16, std::move(shape)});
+        specs.push_back({ std::move(name), dtype, std::move(shape) });
         data.push_back(std::move(bytes));
     }
     void addF64(std::string name, std::vector<std::uint64_t> shape, const std::vector<double> &values)
@@ -56,6 +61,28 @@ struct Model {
         data.push_back(std::move(bytes));
     }
 };
+
+// F16 by the compiler's own conversions (round to nearest; exact back), independent of the code
+// under test.
+std::uint16_t halfCode(float v)
+{
+    return std::bit_cast<std::uint16_t>(static_cast<_Float16>(v));
+}
+float halfValue(std::uint16_t code)
+{
+    return static_cast<float>(std::bit_cast<_Float16>(code));
+}
+
+// The 16-bit code of a float as `dtype` (BF16: its upper half; F16: the nearest), and back.
+std::uint16_t codeAs(DType dtype, std::uint32_t bits)
+{
+    return dtype == DType::BF16 ? static_cast<std::uint16_t>(bits >> 16)
+                                : halfCode(std::bit_cast<float>(bits));
+}
+std::uint32_t bitsOf(DType dtype, std::uint16_t code)
+{
+    return dtype == DType::BF16 ? std::uint32_t(code) << 16 : std::bit_cast<std::uint32_t>(halfValue(code));
+}
 
 // The pair of that name. A missing name fails the run (QtTest reports the exception as a failure,
 // then stops) instead of handing back a default pair whose status could match by accident.
@@ -177,27 +204,29 @@ private slots:
         QVERIFY(std::isfinite(m.maxAbsDiff)); // NaN and Inf never leak into the metrics
     }
 
-    // Changed F32 and BF16 pairs are measured straight from their bytes; every other dtype through
-    // decoded batches. The same values as F64 take the latter: every metric bit for bit the same,
-    // with NaN, both infinities, both zeros and subnormals on either side, over several chunks
-    // and a ragged end.
+    // Changed F32, BF16 and F16 pairs are measured straight from their bytes; every other dtype
+    // through decoded batches. The same values as F64 take the latter: every metric bit for bit the
+    // same, with NaN, both infinities, both zeros and subnormals on either side, over several
+    // chunks and a ragged end.
     void realDtypesMatchDecodedValues_data()
     {
-        QTest::addColumn<bool>("bf16");
+        QTest::addColumn<DType>("dtype");
         QTest::addColumn<bool>("tolerances");
         QTest::addColumn<bool>("avx2"); // the AVX2 loop (diffavx2.cpp), else the scalar one
         QTest::addColumn<int>("tail"); // elements after the last whole chunk
         for (const bool avx2 : { false, true }) {
             const char *loop = avx2 ? ", AVX2" : ", scalar";
-            QTest::addRow("F32%s", loop) << false << false << avx2 << 1001;
-            QTest::addRow("F32, tolerances%s", loop) << false << true << avx2 << 1003;
-            QTest::addRow("BF16%s", loop) << true << false << avx2 << 1002;
-            QTest::addRow("BF16, tolerances%s", loop) << true << true << avx2 << 1001;
+            QTest::addRow("F32%s", loop) << DType::F32 << false << avx2 << 1001;
+            QTest::addRow("F32, tolerances%s", loop) << DType::F32 << true << avx2 << 1003;
+            QTest::addRow("BF16%s", loop) << DType::BF16 << false << avx2 << 1002;
+            QTest::addRow("BF16, tolerances%s", loop) << DType::BF16 << true << avx2 << 1001;
+            QTest::addRow("F16%s", loop) << DType::F16 << false << avx2 << 1003;
+            QTest::addRow("F16, tolerances%s", loop) << DType::F16 << true << avx2 << 1002;
         }
     }
     void realDtypesMatchDecodedValues()
     {
-        QFETCH(bool, bf16);
+        QFETCH(DType, dtype);
         QFETCH(bool, tolerances);
         QFETCH(bool, avx2);
         QFETCH(int, tail);
@@ -229,10 +258,15 @@ private slots:
             at += 40009;
         }
         bitsB[100] = bitsA[100] ^ 0x80000000; // a zero or a value against its negation
-        if (bf16) {
+        const bool half = dtype != DType::F32;
+        if (half) {
             for (auto *bits : { &bitsA, &bitsB }) {
                 for (auto &b : *bits)
-                    b &= 0xFFFF0000; // BF16 codes as the F32 values they decode to
+                    b = bitsOf(dtype, codeAs(dtype, b)); // 16-bit codes as the F32 values they decode to
+            }
+            if (dtype == DType::F16) { // its own subnormals and largest value (the above are BF16's)
+                bitsA[11] = bitsOf(dtype, 0x0001), bitsB[12] = bitsOf(dtype, 0x8001);
+                bitsA[13] = bitsB[13] = bitsOf(dtype, 0x7BFF);
             }
         }
         Model a, b, a64, b64;
@@ -242,11 +276,11 @@ private slots:
             for (std::size_t i = 0; i < n; ++i)
                 values[i] = std::bit_cast<float>(bits[i]);
             m64.addF64("t", shape, values);
-            if (bf16) {
+            if (half) {
                 std::vector<std::uint16_t> codes(n);
                 for (std::size_t i = 0; i < n; ++i)
-                    codes[i] = static_cast<std::uint16_t>(bits[i] >> 16);
-                m.addBF16("t", shape, codes);
+                    codes[i] = codeAs(dtype, bits[i]);
+                m.addHalf("t", dtype, shape, codes);
             } else {
                 std::vector<float> floats(n);
                 for (std::size_t i = 0; i < n; ++i)
@@ -290,22 +324,25 @@ private slots:
     // can hide a last bit of a sum.)
     void avx2SumsMatchScalar_data()
     {
-        QTest::addColumn<bool>("bf16");
+        QTest::addColumn<DType>("dtype");
         QTest::addColumn<bool>("tolerances");
         QTest::addColumn<int>("first");
         QTest::addColumn<int>("count");
-        QTest::newRow("F32") << false << false << 0 << 100003;
-        QTest::newRow("F32, tolerances, odd start") << false << true << 3 << 99998;
-        QTest::newRow("BF16") << true << false << 1 << 100001;
-        QTest::newRow("BF16, tolerances") << true << true << 0 << 100000;
-        QTest::newRow("F32, fewer than four") << false << true << 5 << 3;
-        QTest::newRow("BF16, two steps and a tail of three") << true << false << 2 << 11;
-        QTest::newRow("F32, two steps, one more and a tail of one") << false << false << 1 << 13;
-        QTest::newRow("BF16, one step only") << true << true << 0 << 4;
+        QTest::newRow("F32") << DType::F32 << false << 0 << 100003;
+        QTest::newRow("F32, tolerances, odd start") << DType::F32 << true << 3 << 99998;
+        QTest::newRow("BF16") << DType::BF16 << false << 1 << 100001;
+        QTest::newRow("BF16, tolerances") << DType::BF16 << true << 0 << 100000;
+        QTest::newRow("F16") << DType::F16 << false << 2 << 100002;
+        QTest::newRow("F16, tolerances") << DType::F16 << true << 1 << 99999;
+        QTest::newRow("F32, fewer than four") << DType::F32 << true << 5 << 3;
+        QTest::newRow("BF16, two steps and a tail of three") << DType::BF16 << false << 2 << 11;
+        QTest::newRow("F16, two steps and a tail of two") << DType::F16 << true << 3 << 10;
+        QTest::newRow("F32, two steps, one more and a tail of one") << DType::F32 << false << 1 << 13;
+        QTest::newRow("BF16, one step only") << DType::BF16 << true << 0 << 4;
     }
     void avx2SumsMatchScalar()
     {
-        QFETCH(bool, bf16);
+        QFETCH(DType, dtype);
         QFETCH(bool, tolerances);
         QFETCH(int, first);
         QFETCH(int, count);
@@ -320,7 +357,9 @@ private slots:
         std::vector<float> a(n), b(n);
         for (std::size_t i = 0; i < n; ++i) {
             const float mantissa = static_cast<float>(next() % (1u << 24)) / float(1u << 23) - 1.0f;
-            a[i] = std::ldexp(mantissa, static_cast<int>(next() % 41) - 20);
+            // F16: its own range of binades (2^-14 to 2^15), else mostly infinities and zeros.
+            a[i] = dtype == DType::F16 ? std::ldexp(mantissa, static_cast<int>(next() % 30) - 14)
+                                       : std::ldexp(mantissa, static_cast<int>(next() % 41) - 20);
             const unsigned kind = next() % 8;
             b[i] = kind < 3 ? a[i] : kind < 6 ? a[i] * (1.0f + static_cast<float>(next() % 1000) * 1e-5f) : -a[i] / 3;
         }
@@ -337,8 +376,8 @@ private slots:
         for (auto [values, bytes] : { std::pair { &a, &bytesA }, std::pair { &b, &bytesB } }) {
             for (const float v : *values) {
                 const auto bits = std::bit_cast<std::uint32_t>(v);
-                if (bf16) {
-                    const auto code = static_cast<std::uint16_t>(bits >> 16);
+                if (dtype != DType::F32) {
+                    const std::uint16_t code = codeAs(dtype, bits);
                     bytes->insert(bytes->end(), reinterpret_cast<const std::byte *>(&code),
                         reinterpret_cast<const std::byte *>(&code) + 2);
                 } else {
@@ -352,13 +391,20 @@ private slots:
         // lanes folded pairwise.
         diff::DiffSums scalar, vector, lanes[diff::kSumLanes];
         for (std::uint64_t i = static_cast<std::uint64_t>(first); i < n; ++i) {
-            const double x = bf16 ? diff::BF16Values::at(bytesA.data(), i) : diff::F32Values::at(bytesA.data(), i);
-            const double y = bf16 ? diff::BF16Values::at(bytesB.data(), i) : diff::F32Values::at(bytesB.data(), i);
-            diff::addPair(x, 0.0, y, 0.0, i, atol, rtol, lanes[(i - static_cast<std::uint64_t>(first)) % 4]);
+            const auto at = [&](const std::vector<std::byte> &bytes) {
+                return dtype == DType::BF16 ? diff::BF16Values::at(bytes.data(), i)
+                    : dtype == DType::F16   ? diff::F16Values::at(bytes.data(), i)
+                                            : diff::F32Values::at(bytes.data(), i);
+            };
+            diff::addPair(at(bytesA), 0.0, at(bytesB), 0.0, i, atol, rtol,
+                lanes[(i - static_cast<std::uint64_t>(first)) % 4]);
         }
         diff::foldLanes(lanes, scalar);
-        (bf16 ? diff::avx2::measureBF16 : diff::avx2::measureF32)(bytesA.data(), bytesB.data(),
-            static_cast<std::uint64_t>(first), static_cast<std::uint64_t>(count), atol, rtol, vector);
+        const auto measure = dtype == DType::BF16 ? diff::avx2::measureBF16
+            : dtype == DType::F16                 ? diff::avx2::measureF16
+                                                  : diff::avx2::measureF32;
+        measure(bytesA.data(), bytesB.data(), static_cast<std::uint64_t>(first),
+            static_cast<std::uint64_t>(count), atol, rtol, vector);
         auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
         QCOMPARE(vector.compared, scalar.compared);
         QCOMPARE(vector.different, scalar.different);
