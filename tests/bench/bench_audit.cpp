@@ -2,7 +2,8 @@
 // measured in one run with a warm page cache: the audit's throughput (as the CLI runs it without
 // and with --json; the browser's audit panel runs the latter), the raw sequential read
 // bandwidth over the same mapping (a plain sum of 64-bit words, 1 thread and all threads), the
-// same statistics scripted in numpy over a memory map, and the audit's anonymous memory.
+// same statistics scripted in numpy over a memory map, and the audit's anonymous memory; then
+// the audit's scan of each dtype alone, and of the BF16 layers written as F16 in a file of their own.
 //   bench_audit FOLDER
 #include "benchutil.h"
 
@@ -18,6 +19,8 @@
 #include <fstream>
 #include <random>
 #include <thread>
+
+#include <unistd.h>
 
 using namespace stb;
 using stb::bench::anonymousKb;
@@ -77,6 +80,10 @@ void fillNormal(const TensorSpec &spec, std::size_t index, std::span<std::byte> 
         auto *p = reinterpret_cast<float *>(out.data());
         for (std::size_t i = 0; i < out.size() / 4; ++i)
             p[i] = offset + table[next() & 0xFFFFF];
+    } else if (spec.dtype == DType::F16) {
+        auto *p = reinterpret_cast<std::uint16_t *>(out.data());
+        for (std::size_t i = 0; i < out.size() / 2; ++i) // the compiler's conversion: nearest even
+            p[i] = std::bit_cast<std::uint16_t>(static_cast<_Float16>(offset + table[next() & 0xFFFFF]));
     } else {
         auto *p = reinterpret_cast<std::uint16_t *>(out.data());
         for (std::size_t i = 0; i < out.size() / 2; ++i) {
@@ -87,6 +94,47 @@ void fillNormal(const TensorSpec &spec, std::size_t index, std::span<std::byte> 
                 (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16); // round to nearest even
         }
     }
+}
+
+// The BF16 layers of modelSpecs() as F16 (older checkpoints and fine-tunes are often F16): a
+// checkpoint of its own, whose audit is measured against the raw read of its mapping.
+std::vector<TensorSpec> f16Specs()
+{
+    std::vector<TensorSpec> specs;
+    for (TensorSpec spec : modelSpecs()) {
+        if (spec.dtype == DType::BF16) {
+            spec.dtype = DType::F16;
+            specs.push_back(std::move(spec));
+        }
+    }
+    return specs;
+}
+
+// The checkpoint at `path` with `specs`, written first unless it is there already; null (and a
+// message) when it cannot be.
+std::shared_ptr<const Checkpoint> openOrWrite(const std::string &path, const std::vector<TensorSpec> &specs)
+{
+    std::string error;
+    auto checkpoint = Checkpoint::open(path, error);
+    if (checkpoint && checkpoint->valid() && checkpoint->tensors().size() == specs.size())
+        return checkpoint;
+    std::printf("writing %s ...\n", path.c_str());
+    std::fflush(stdout);
+    if (!writeFile(
+            path, specs, { { "format", "pt" } },
+            [&](std::size_t i, std::span<std::byte> out) { fillNormal(specs[i], i, out); }, error)) {
+        std::fprintf(stderr, "%s\n", error.c_str());
+        return nullptr;
+    }
+    // Written back before anything is measured: the first run after writing measured F16 at half
+    // its speed while the kernel flushed the file.
+    ::sync();
+    checkpoint = Checkpoint::open(path, error);
+    if (!checkpoint || !checkpoint->valid()) {
+        std::fprintf(stderr, "the benchmark file did not validate: %s\n", error.c_str());
+        return nullptr;
+    }
+    return checkpoint;
 }
 
 const char *const kNumpyScript = R"PY(
@@ -135,25 +183,9 @@ int main(int argc, char **argv)
     }
     const std::string folder = argv[1];
     const std::string path = folder + "/bench-audit.safetensors";
-    const auto specs = modelSpecs();
-
-    std::string error;
-    auto checkpoint = Checkpoint::open(path, error);
-    if (!checkpoint || !checkpoint->valid() || checkpoint->tensors().size() != specs.size()) {
-        std::printf("writing %s ...\n", path.c_str());
-        std::fflush(stdout);
-        if (!writeFile(
-                path, specs, { { "format", "pt" } },
-                [&](std::size_t i, std::span<std::byte> out) { fillNormal(specs[i], i, out); }, error)) {
-            std::fprintf(stderr, "%s\n", error.c_str());
-            return 1;
-        }
-        checkpoint = Checkpoint::open(path, error);
-        if (!checkpoint || !checkpoint->valid()) {
-            std::fprintf(stderr, "the benchmark file did not validate: %s\n", error.c_str());
-            return 1;
-        }
-    }
+    const auto checkpoint = openOrWrite(path, modelSpecs());
+    if (!checkpoint)
+        return 1;
     const MappedFile &mapping = checkpoint->shards()[0]->mapping();
     const auto bytes = mapping.bytes();
     const double gb = static_cast<double>(bytes.size()) / 1e9;
@@ -227,6 +259,18 @@ int main(int argc, char **argv)
     for (int d = 0; d < 2; ++d)
         dtypeMs[d] = medianMs(5, [&] { (void)analyzeTensors(*checkpoint, ofDtype[d], cli); });
 
+    // The same layers as F16, a file of their own: its audit's scan against the raw read of it.
+    const auto f16 = openOrWrite(folder + "/bench-audit-f16.safetensors", f16Specs());
+    if (!f16)
+        return 1;
+    const auto f16Bytes = f16->shards()[0]->mapping().bytes();
+    std::vector<std::size_t> f16All(f16->tensors().size());
+    for (std::size_t i = 0; i < f16All.size(); ++i)
+        f16All[i] = i;
+    sink = parallelSum(f16Bytes, cores); // in the page cache
+    const auto [f16RawMs, f16AuditMs] = stb::bench::alternatingMediansMs(
+        5, [&] { sink = parallelSum(f16Bytes, cores); }, [&] { (void)analyzeTensors(*f16, f16All, cli); });
+
     // numpy over a memory map, as a user would script it (Debian's python3-numpy).
     const std::string scriptPath = folder + "/bench_audit_numpy.py";
     std::ofstream(scriptPath) << kNumpyScript;
@@ -255,6 +299,11 @@ int main(int argc, char **argv)
     std::printf("  F32 tensors alone (%u threads):           %8.0f ms  %6.2f GB/s (%.2f of the raw read)\n",
         cores, dtypeMs[1], rate(dtypeMs[1], f32Bytes / 1e9),
         rate(dtypeMs[1], f32Bytes / 1e9) / rate(rawAllMs));
+    const double f16Gb = static_cast<double>(f16Bytes.size()) / 1e9;
+    std::printf(
+        "  the BF16 layers as F16, a file of %.2f GB: %8.0f ms  %6.2f GB/s (%.2f of the raw read of it, "
+        "%.2f GB/s)\n",
+        f16Gb, f16AuditMs, rate(f16AuditMs, f16Gb), f16RawMs / f16AuditMs, rate(f16RawMs, f16Gb));
     if (numpyMs > 0)
         std::printf(
             "numpy over np.memmap (same statistics):   %8.0f ms  %6.2f GB/s\n", numpyMs, rate(numpyMs));
