@@ -4,9 +4,9 @@
 // them: shared by the general loop (comparison.cpp) and the AVX2 loop over F32 and BF16
 // (diffavx2.cpp), which must give the same sums bit for bit.
 #include "core/compare/comparison.h"
-#include "core/format/dtype.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -119,7 +119,14 @@ struct F16Values {
     {
         std::uint16_t code;
         std::memcpy(&code, p + 2 * i, 2);
-        return decodeCode(DType::F16, code);
+        // The magnitude's bits in a float's place are the value times 2^-112, subnormal codes
+        // included; the product is exact. (decodeCode's general path ran the scalar loop at
+        // 0.8 GB/s.)
+        const std::uint32_t magnitude = code & 0x7FFFu;
+        float v = std::bit_cast<float>(magnitude << 13) * 0x1p112f;
+        if (magnitude >= 0x7C00u)
+            v = magnitude == 0x7C00u ? INFINITY : NAN;
+        return code & 0x8000u ? -v : v;
     }
 };
 
