@@ -42,7 +42,30 @@ struct Buffers {
     std::vector<double> aRe = std::vector<double>(kBatch), aIm = std::vector<double>(kBatch);
     std::vector<double> bRe = std::vector<double>(kBatch), bIm = std::vector<double>(kBatch);
     std::vector<float> dequantized = std::vector<float>(kBatch);
+    std::vector<float> floatsA = std::vector<float>(kBatch), floatsB = std::vector<float>(kBatch);
 };
+
+// Whether every value of a side is exactly a float: a dequantized weight, F32, BF16 or F16.
+bool floatSide(Side side)
+{
+    return side.dequantizer || side.dtype == DType::F32 || side.dtype == DType::BF16
+        || side.dtype == DType::F16;
+}
+
+// Elements [first, first+n) of a float side as floats: F32 in place, the others into `out`.
+const float *floatsOf(Side side, std::uint64_t first, std::uint64_t n, float *out)
+{
+    if (side.dequantizer) {
+        side.dequantizer->decode(first, n, out);
+        return out;
+    }
+    if (side.dtype == DType::F32)
+        return reinterpret_cast<const float *>(side.data) + first;
+    for (std::uint64_t i = 0; i < n; ++i)
+        out[i] = static_cast<float>(side.dtype == DType::BF16 ? BF16Values::at(side.data, first + i)
+                                                              : F16Values::at(side.data, first + i));
+    return out;
+}
 
 // Elements [first, first+n) of one side as doubles (run guarded).
 void decodeSide(Side side, std::uint64_t first, std::uint64_t n, Buffers &buf, double *re, double *im)
@@ -74,6 +97,23 @@ void measureChunk(Side a, Side b, std::uint64_t first, std::uint64_t count, doub
                         : diff::measureReal<F16Values>(a.data, b.data, first, count, atol, rtol, s);
     }
     static_assert(kBatch % diff::kSumLanes == 0);
+    if (kernels::avx2::enabled() && floatSide(a) && floatSide(b)) {
+        // A quantized weight against another or its original, or two float dtypes: both sides as
+        // floats a batch at a time, through the AVX2 loop (each batch's lanes folded on their
+        // own), where the loop below widened them to doubles and added one pair at a time: 61%
+        // of a diff of quantized checkpoints.
+        for (std::uint64_t start = 0; start < count; start += kBatch) {
+            const std::uint64_t n = std::min(kBatch, count - start);
+            const float *fa = floatsOf(a, first + start, n, buf.floatsA.data());
+            const float *fb = floatsOf(b, first + start, n, buf.floatsB.data());
+            DiffSums batch;
+            diff::avx2::measureF32(reinterpret_cast<const std::byte *>(fa),
+                reinterpret_cast<const std::byte *>(fb), 0, n, atol, rtol, batch);
+            batch.argmax += first + start;
+            s.merge(batch);
+        }
+        return;
+    }
     DiffSums lanes[diff::kSumLanes];
     for (std::uint64_t start = 0; start < count; start += kBatch) {
         const std::uint64_t n = std::min(kBatch, count - start);

@@ -424,6 +424,91 @@ private slots:
             QVERIFY(scalar.nanA && scalar.infB && scalar.outOfTolerance < scalar.compared);
     }
 
+    // Pairs of two float dtypes (and quantized weights, decoded to floats) go through the AVX2 loop
+    // a batch at a time: against the loop of one pair at a time on doubles (AVX2 off), the same
+    // counts, maximum and its place, and sums within rounding, with NaN, infinities, zeros and
+    // subnormals on either side.
+    void mixedFloatDtypes_data()
+    {
+        QTest::addColumn<DType>("dtypeA");
+        QTest::addColumn<DType>("dtypeB");
+        QTest::addColumn<bool>("tolerances");
+        QTest::newRow("BF16 against F32") << DType::BF16 << DType::F32 << false;
+        QTest::newRow("F32 against F16, tolerances") << DType::F32 << DType::F16 << true;
+        QTest::newRow("F16 against BF16") << DType::F16 << DType::BF16 << false;
+    }
+    void mixedFloatDtypes()
+    {
+        QFETCH(DType, dtypeA);
+        QFETCH(DType, dtypeB);
+        QFETCH(bool, tolerances);
+        if (!kernels::avx2::supported())
+            QSKIP("no AVX2 on this CPU");
+        const auto restore = qScopeGuard([] { kernels::avx2::setEnabled(true); });
+        const std::size_t n = (1u << 18) + 5003; // a chunk, batches and a ragged end
+        std::uint64_t state = 0x853C49E6748FEA9Bull;
+        auto next = [&] {
+            state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+            return state;
+        };
+        std::vector<std::uint32_t> bits(n);
+        for (auto &b : bits)
+            b = std::bit_cast<std::uint32_t>(
+                static_cast<float>(static_cast<std::int64_t>(next() % 20001) - 10000) / 3000.0f);
+        const std::uint32_t specials[]
+            = { 0x7FC00000, 0x7F800000, 0xFF800000, 0x00000000, 0x80000000, 0x33800000 };
+        for (std::size_t k = 0; k < std::size(specials); ++k)
+            bits[17 + 40009 * k] = specials[k];
+        Model a, b;
+        const std::vector<std::uint64_t> shape { n };
+        auto add = [&](Model &m, DType dtype, std::uint64_t salt) {
+            std::vector<std::uint32_t> own = bits;
+            for (std::size_t i = salt; i < n; i += 7) // a few values differ beyond rounding
+                own[i] = std::bit_cast<std::uint32_t>(std::bit_cast<float>(own[i]) * 1.5f);
+            if (dtype == DType::F32) {
+                std::vector<float> floats(n);
+                for (std::size_t i = 0; i < n; ++i)
+                    floats[i] = std::bit_cast<float>(own[i]);
+                m.addF32("t", shape, floats);
+            } else {
+                std::vector<std::uint16_t> codes(n);
+                for (std::size_t i = 0; i < n; ++i)
+                    codes[i] = codeAs(dtype, own[i]);
+                m.addHalf("t", dtype, shape, codes);
+            }
+        };
+        add(a, dtypeA, 3);
+        add(b, dtypeB, 5);
+        CompareOptions options;
+        options.threads = 2;
+        if (tolerances) {
+            options.tolerances = true;
+            options.atol = 1e-3;
+            options.rtol = 1e-2;
+        }
+        kernels::avx2::setEnabled(true);
+        const auto vector = compare(a, b, options);
+        kernels::avx2::setEnabled(false);
+        const auto scalar = compare(a, b, options);
+        const auto &m = pairNamed(vector, "t").metrics, &r = pairNamed(scalar, "t").metrics;
+        QVERIFY(m && r);
+        QCOMPARE(m->compared, r->compared);
+        QCOMPARE(m->different, r->different);
+        QCOMPARE(m->nanA, r->nanA);
+        QCOMPARE(m->nanB, r->nanB);
+        QCOMPARE(m->infA, r->infA);
+        QCOMPARE(m->infB, r->infB);
+        QCOMPARE(m->outOfTolerance, r->outOfTolerance);
+        QCOMPARE(m->argmax, r->argmax);
+        QCOMPARE(m->maxAbsDiff, r->maxAbsDiff);
+        const std::pair<double, double> sums[]
+            = { { m->meanAbsDiff, r->meanAbsDiff }, { m->relL2, r->relL2 }, { m->cosine, r->cosine } };
+        for (const auto &[x, y] : sums)
+            QVERIFY2(std::fabs(x - y) <= 1e-12 * std::fabs(y),
+                (QByteArray::number(x, 'g', 17) + " against " + QByteArray::number(y, 'g', 17)).constData());
+        QVERIFY(m->nanA && m->infA && m->different > 0 && m->different < m->compared);
+    }
+
     void emptyAndScalar()
     {
         Model a, b;
