@@ -95,6 +95,33 @@ const TensorPair &pairNamed(const Comparison &c, const std::string &name)
     throw std::runtime_error("no pair named \"" + name + '"');
 }
 
+// Options on 2 threads, with absolute and relative tolerances of 1e-3 and 1e-2 when asked.
+CompareOptions twoThreads(bool tolerances)
+{
+    CompareOptions options;
+    options.threads = 2;
+    if (tolerances) {
+        options.tolerances = true;
+        options.atol = 1e-3;
+        options.rtol = 1e-2;
+    }
+    return options;
+}
+
+// Two measurements of one pair that must agree on every count and on where the largest
+// difference is (the caller checks QTest::currentTestFailed() after).
+void compareCounts(const DiffMetrics &m, const DiffMetrics &r)
+{
+    QCOMPARE(m.compared, r.compared);
+    QCOMPARE(m.different, r.different);
+    QCOMPARE(m.nanA, r.nanA);
+    QCOMPARE(m.nanB, r.nanB);
+    QCOMPARE(m.infA, r.infA);
+    QCOMPARE(m.infB, r.infB);
+    QCOMPARE(m.outOfTolerance, r.outOfTolerance);
+    QCOMPARE(m.argmax, r.argmax);
+}
+
 } // namespace
 
 class tst_Comparison : public QObject {
@@ -290,25 +317,14 @@ private slots:
         };
         add(a, a64, bitsA);
         add(b, b64, bitsB);
-        CompareOptions options;
-        options.threads = 2;
-        if (tolerances) {
-            options.tolerances = true;
-            options.atol = 1e-3;
-            options.rtol = 1e-2;
-        }
+        const CompareOptions options = twoThreads(tolerances);
         const auto direct = compare(a, b, options);
         const auto decoded = compare(a64, b64, options);
         const auto &m = pairNamed(direct, "t").metrics, &r = pairNamed(decoded, "t").metrics;
         QVERIFY(m && r);
-        QCOMPARE(m->compared, r->compared);
-        QCOMPARE(m->different, r->different);
-        QCOMPARE(m->nanA, r->nanA);
-        QCOMPARE(m->nanB, r->nanB);
-        QCOMPARE(m->infA, r->infA);
-        QCOMPARE(m->infB, r->infB);
-        QCOMPARE(m->outOfTolerance, r->outOfTolerance);
-        QCOMPARE(m->argmax, r->argmax);
+        compareCounts(*m, *r);
+        if (QTest::currentTestFailed())
+            return;
         auto same = [](double x, double y) { return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y); };
         QVERIFY(same(m->maxAbsDiff, r->maxAbsDiff));
         QVERIFY(same(m->meanAbsDiff, r->meanAbsDiff));
@@ -479,27 +495,16 @@ private slots:
         };
         add(a, dtypeA, 3);
         add(b, dtypeB, 5);
-        CompareOptions options;
-        options.threads = 2;
-        if (tolerances) {
-            options.tolerances = true;
-            options.atol = 1e-3;
-            options.rtol = 1e-2;
-        }
+        const CompareOptions options = twoThreads(tolerances);
         kernels::avx2::setEnabled(true);
         const auto vector = compare(a, b, options);
         kernels::avx2::setEnabled(false);
         const auto scalar = compare(a, b, options);
         const auto &m = pairNamed(vector, "t").metrics, &r = pairNamed(scalar, "t").metrics;
         QVERIFY(m && r);
-        QCOMPARE(m->compared, r->compared);
-        QCOMPARE(m->different, r->different);
-        QCOMPARE(m->nanA, r->nanA);
-        QCOMPARE(m->nanB, r->nanB);
-        QCOMPARE(m->infA, r->infA);
-        QCOMPARE(m->infB, r->infB);
-        QCOMPARE(m->outOfTolerance, r->outOfTolerance);
-        QCOMPARE(m->argmax, r->argmax);
+        compareCounts(*m, *r);
+        if (QTest::currentTestFailed())
+            return;
         QCOMPARE(m->maxAbsDiff, r->maxAbsDiff);
         const std::pair<double, double> sums[]
             = { { m->meanAbsDiff, r->meanAbsDiff }, { m->relL2, r->relL2 }, { m->cosine, r->cosine } };
