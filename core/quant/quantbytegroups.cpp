@@ -229,6 +229,25 @@ std::uint64_t groupOutliers(const std::uint8_t *codes, std::uint64_t n, double s
     return (n - counts[0]) + counts[1];
 }
 
+// A span of bins [b0, b1] that holds lo's bin and hi's (plan.lo <= lo <= hi <= plan.hi): the
+// estimates of kernels::binIndex checked against one edge each, without its search. An
+// estimate may be a bin off near an edge: b0 then lies below lo's bin or b1 above hi's, and
+// those bins gain nothing (their levels' thresholds fall outside the codes); binIndex where a
+// check fails.
+std::pair<int, int> binSpan(const kernels::BinPlan &plan, double lo, double hi)
+{
+    const int bins = static_cast<int>(plan.edges.size()) - 1;
+    const double origin = plan.lo * plan.unit, x0 = lo * plan.unit, x1 = hi * plan.unit;
+    const double t0 = (x0 - origin) * plan.scale, t1 = (x1 - origin) * plan.scale;
+    const int b0 = t0 < bins ? static_cast<int>(t0) : bins - 1;
+    const int b1 = t1 < bins ? static_cast<int>(t1) : bins - 1;
+    const bool low = x0 >= plan.edges[static_cast<std::size_t>(b0)]; // b0 at or below lo's bin
+    const bool high = b1 + 1 == bins || x1 < plan.edges[static_cast<std::size_t>(b1) + 1];
+    if (low && high)
+        return { b0, b1 };
+    return { kernels::binIndex(plan, lo), kernels::binIndex(plan, hi) };
+}
+
 // Pass 2 of one group: bins by code thresholds, outliers by the scalar test where the group's
 // range reaches that far.
 void binGroup(const std::uint8_t *codes, std::uint64_t n, float scale, std::int32_t zero, std::uint64_t index,
@@ -247,8 +266,8 @@ void binGroup(const std::uint8_t *codes, std::uint64_t n, float scale, std::int3
     const double s = scale;
     const double a = s * double(std::int32_t(st.lo) - zero), b = s * double(std::int32_t(st.hi) - zero);
     const double lo = std::min(a, b), hi = std::max(a, b);
-    const bool far = std::fabs(lo - plan.mean) > plan.outlierDistance
-        || std::fabs(hi - plan.mean) > plan.outlierDistance;
+    const bool far = (std::fabs(lo - plan.mean) > plan.outlierDistance)
+        | (std::fabs(hi - plan.mean) > plan.outlierDistance);
     if (!plan.countBins) { // no histogram (the CLI audit table): only the outliers, whatever the bins' range
         if (far)
             w.outliers += groupOutliers(codes, n, s, zero, st.lo, st.hi, plan, w);
@@ -256,7 +275,7 @@ void binGroup(const std::uint8_t *codes, std::uint64_t n, float scale, std::int3
     }
     if (!(lo >= plan.lo && hi <= plan.hi))
         return fallback();
-    const int b0 = kernels::binIndex(plan, lo), b1 = kernels::binIndex(plan, hi);
+    const auto [b0, b1] = binSpan(plan, lo, hi);
     if (b0 < 0 || b1 < b0)
         return fallback();
     if (b0 == b1) {
