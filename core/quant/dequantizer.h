@@ -191,6 +191,7 @@ private:
         std::uint64_t rowStride, std::uint64_t colStride) const;
     void decodeFlat(std::uint64_t first, std::uint64_t n, float *out) const;
     float scaleAt(std::uint64_t index) const;
+    std::int32_t gptqZero(std::uint64_t group, std::uint64_t output) const;
     float blockScale(std::uint64_t block) const; // MXFP4, bitsandbytes 4-bit, packedBlocks()
     float blockZero(std::uint64_t block) const;
     bool packedBlocks() const;

@@ -36,11 +36,9 @@ void Dequantizer::byteGroupParams(
     std::uint64_t group, std::uint64_t o0, std::uint64_t n, float *scales, std::int32_t *zeros) const
 {
     if (m_scheme == QuantScheme::Gptq) {
-        const std::byte *row = m_zeros.data + 4 * group * m_zeroCols;
-        const std::int32_t plusOne = m_zeroPlusOne ? 1 : 0;
         convertScales(m_scale.dtype, m_scale.data, group * m_rows + o0, 1, n, scales);
         for (std::uint64_t k = 0; k < n; ++k)
-            zeros[k] = static_cast<std::int32_t>(streamCode(row, 1, 0, o0 + k, m_bits)) + plusOne;
+            zeros[k] = gptqZero(group, o0 + k);
         return;
     }
     // Pack-quantized: (code - 128) - (zero point - 128), or code - 128 without zero points.

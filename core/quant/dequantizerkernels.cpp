@@ -78,13 +78,12 @@ void Dequantizer::decodeRow(std::uint64_t row, std::uint64_t c0, std::uint64_t c
         const bool straddles = 32 % bits != 0;
         const std::uint32_t mask = (1u << bits) - 1;
         const std::uint64_t outputs = m_rows;
-        const float plusOne = m_zeroPlusOne ? 1.0f : 0.0f;
         std::uint64_t group = UINT64_MAX, groupEnd = 0;
         float s = 0, z = 0;
         const auto load = [&](std::uint64_t g) {
             group = g;
             s = scaleAt(g * outputs + row);
-            z = static_cast<float>(streamCode(m_zeros.data + 4 * g * m_zeroCols, 1, 0, row, bits)) + plusOne;
+            z = static_cast<float>(gptqZero(g, row));
         };
         const auto groupAt = [&](std::uint64_t i) {
             if (m_groupIndex.data) {

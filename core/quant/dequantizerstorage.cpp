@@ -56,6 +56,15 @@ float Dequantizer::nestedScale(unsigned code, std::uint64_t nested) const
     return m_table[code] * floatAt(DType::F32, m_nestedAbsmax.data, nested) + m_nestedOffset;
 }
 
+// GPTQ: the zero-point of an output in a group. The gptq (v1) checkpoint format stores z − 1 in
+// each field, so a zero of 0 is stored as all ones: read back, as AutoGPTQ's, exllama's and
+// GPTQModel's kernels read it, as (field + 1) mod 2^bits (docs/quantization.md cites them).
+std::int32_t Dequantizer::gptqZero(std::uint64_t group, std::uint64_t output) const
+{
+    const std::uint32_t field = streamCode(m_zeros.data + 4 * group * m_zeroCols, 1, 0, output, m_bits);
+    return static_cast<std::int32_t>(m_zeroPlusOne ? (field + 1) & ((1u << m_bits) - 1) : field);
+}
+
 // GPTQ: the scales and zero-points of group `group` for every output o, at [o]. AWQ: for every
 // nibble slot s and word w of a row, at [s · words + w], the order storageGrouped reads codes in.
 void Dequantizer::loadGroup(std::uint64_t group, DequantScratch &scratch) const
@@ -64,11 +73,9 @@ void Dequantizer::loadGroup(std::uint64_t group, DequantScratch &scratch) const
     scratch.scales.resize(outputs);
     scratch.zeros.resize(outputs);
     if (m_scheme == QuantScheme::Gptq) {
-        const float plusOne = m_zeroPlusOne ? 1.0f : 0.0f;
-        const std::byte *zeros = m_zeros.data + 4 * group * m_zeroCols;
         convertScales(m_scale.dtype, m_scale.data, group * outputs, 1, outputs, scratch.scales.data());
         for (std::uint64_t o = 0; o < outputs; ++o)
-            scratch.zeros[o] = static_cast<float>(streamCode(zeros, 1, 0, o, m_bits)) + plusOne;
+            scratch.zeros[o] = static_cast<float>(gptqZero(group, o));
     } else {
         const std::uint64_t words = outputs / 8;
         for (unsigned s = 0; s < 8; ++s) {

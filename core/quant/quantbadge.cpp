@@ -50,7 +50,8 @@ std::string quantDescription(const QuantizedWeight &weight)
         break;
     case QuantScheme::Gptq:
         text = "GPTQ " + std::to_string(weight.bits) + "-bit, groups of " + group
-            + " inputs: value = scale × (q − " + (weight.zeroPlusOne ? "(zero + 1))" : "zero)");
+            + " inputs: value = scale × (q − "
+            + (weight.zeroPlusOne ? "((zero + 1) mod " + std::to_string(1u << weight.bits) + "))" : "zero)");
         break;
     case QuantScheme::Awq:
         text = "AWQ " + std::to_string(weight.bits) + "-bit (GEMM), groups of " + group

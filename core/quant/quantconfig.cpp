@@ -96,7 +96,11 @@ std::optional<QuantConfig> parseQuantConfig(std::string_view json, std::string &
     config.method = stringAt(q, "quant_method");
     config.bits = numberAt<unsigned>(q, "bits");
     config.groupSize = numberAt<std::int64_t>(q, "group_size");
-    config.gptqV2 = stringAt(q, "checkpoint_format") == "gptq_v2";
+    std::string checkpointFormat = stringAt(q, "checkpoint_format");
+    if (checkpointFormat.empty())
+        checkpointFormat = stringAt(q, "format");
+    config.gptqStoredZeros = checkpointFormat == "gptq_v2" || checkpointFormat == "gptq_p";
+    config.gptqPlanar = checkpointFormat == "gptq_p";
     config.format = stringAt(q, "format");
     config.bnb4bitType = stringAt(q, "bnb_4bit_quant_type");
     config.bnb8bit = trueAt(q, "load_in_8bit");

@@ -15,7 +15,11 @@ struct QuantConfig {
     std::optional<unsigned> bits; // bits, or compressed-tensors' weights.num_bits
     std::optional<std::int64_t> groupSize; // group_size (-1: per channel)
     std::optional<std::array<std::uint64_t, 2>> blockSize; // weight_block_size (FP8 block)
-    bool gptqV2 = false; // checkpoint_format "gptq_v2": zero-points stored as is
+    // GPTQ's checkpoint_format (or GPTQModel's format where that is absent): "gptq_v2" and
+    // "gptq_p" store zero-points as they are, "gptq" (the default) stores z − 1; "gptq_p" also
+    // packs 3-bit codes in planes (GPTQModel's planar_packing), which are left raw.
+    bool gptqStoredZeros = false;
+    bool gptqPlanar = false;
     std::string format; // compressed-tensors "format" ("pack-quantized", ...)
     std::string bnb4bitType; // bnb_4bit_quant_type ("nf4", "fp4")
     bool bnb8bit = false; // load_in_8bit

@@ -82,7 +82,13 @@ void QuantRecognizer::tryGptqOrAwq(std::size_t tensor, const std::string &base)
             q.note = "g_idx does not fit: values stay raw";
         }
     }
-    q.zeroPlusOne = q.scheme == QuantScheme::Gptq && !(m_config && m_config->gptqV2);
+    q.zeroPlusOne = q.scheme == QuantScheme::Gptq && !(m_config && m_config->gptqStoredZeros);
+    const bool planar = q.scheme == QuantScheme::Gptq && q.bits == 3 && m_config && m_config->gptqPlanar;
+    if (q.decodable && planar) {
+        q.decodable = false;
+        q.note = "3-bit gptq_p (codes in bit planes): counted, values stay raw (not decoded)";
+        warn(QuantRule::RawValues, tensor, q.note);
+    }
     if (q.decodable && q.scheme == QuantScheme::Awq && q.bits != 4) {
         q.decodable = false;
         q.note = std::to_string(q.bits) + "-bit " + std::string(quantSchemeName(q.scheme))

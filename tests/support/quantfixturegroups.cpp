@@ -122,6 +122,12 @@ QuantFixture gptq(const std::string &base, std::uint64_t out, std::uint64_t in, 
     std::uint64_t group, bool v2, bool actOrder)
 {
     QuantFixture f = start(base + ".weight", { out, in }, 21 + bits);
+    // Every fourth output's weights made positive: their groups' zero-points are 0, which the
+    // gptq format stores as all ones (0 − 1 in the field) and readers take back as (field + 1)
+    // mod 2^bits.
+    for (std::uint64_t o = 1; o < out; o += 4)
+        for (std::uint64_t i = 0; i < in; ++i)
+            f.original[o * in + i] = std::fabs(f.original[o * in + i]);
     const std::uint64_t groups = ceilDiv(in, group);
     const std::uint32_t mask = (1u << bits) - 1;
     // intweight [in, out] and the stored zeros transposed, [out, groups], both packed along
@@ -145,7 +151,8 @@ QuantFixture gptq(const std::string &base, std::uint64_t out, std::uint64_t in, 
                 values.push_back(f.original[o * in + i]);
             const Asym a = asymmetric(values.data(), values.size(), 1, bits);
             scales[g * out + o] = a.scale;
-            // The gptq format stores zero - 1 (AutoGPTQ's pack: `zeros -= 1`); gptq_v2 the zero.
+            // The gptq format stores zero - 1 in the field (AutoGPTQ's pack: `zeros -= 1`; a zero
+            // of 0 as all ones); gptq_v2 the zero.
             zerosT[o * groups + g] = (v2 ? a.zero : a.zero - 1) & mask;
             for (std::uint64_t i : members) {
                 const std::uint32_t q = quantizeAsym(f.original[o * in + i], a, bits);
