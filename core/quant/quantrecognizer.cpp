@@ -95,6 +95,13 @@ QuantizedWeight &QuantRecognizer::add(QuantizedWeight weight)
 
 void QuantRecognizer::run()
 {
+    // Whether any bitsandbytes 4-bit state is there, by a scan of the names that builds nothing:
+    // only then are weights of other dtypes than U8 looked up as packed codes (find() builds a
+    // map of every name, which most checkpoints never need).
+    bool bnbStates = false;
+    for (const auto &t : m_checkpoint.tensors())
+        bnbStates = bnbStates || endsWith(t.info->name, "bitsandbytes__nf4")
+            || endsWith(t.info->name, "bitsandbytes__fp4");
     for (std::size_t i = 0; i < m_checkpoint.tensors().size(); ++i) {
         const TensorInfo &t = info(i);
         const std::string &name = t.name;
@@ -111,6 +118,8 @@ void QuantRecognizer::run()
             tryBnb4(i, name.substr(0, name.size() - 7));
         else if (t.dtype == DType::I8 && endsWith(name, ".weight"))
             tryBnbInt8(i, name.substr(0, name.size() - 7));
+        else if (bnbStates && endsWith(name, ".weight") && hasBnb4State(name))
+            tryBnb4(i, name.substr(0, name.size() - 7)); // packed into another dtype: quant_storage
     }
     findOrphans();
     checkConfig();

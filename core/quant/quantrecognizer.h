@@ -34,6 +34,7 @@ private:
     void tryMxfp4(std::size_t tensor, std::string_view base, char separator);
     void tryGptqOrAwq(std::size_t tensor, const std::string &base);
     void tryBnb4(std::size_t tensor, const std::string &base);
+    bool hasBnb4State(const std::string &weightName) const;
     void tryBnbInt8(std::size_t tensor, const std::string &base);
     void tryPackQuantized(std::size_t tensor, const std::string &base);
     void findOrphans();

@@ -208,6 +208,15 @@ void QuantRecognizer::tryPackQuantized(std::size_t tensor, const std::string &ba
     add(std::move(q));
 }
 
+// bitsandbytes packs 4-bit codes into bytes and then views them as `quant_storage` (uint8 by
+// default; bfloat16 and others for FSDP-QLoRA: quantize_4bit's `packed.view(quant_storage)`),
+// so any dtype of `W.weight` may hold the codes: its state names it.
+bool QuantRecognizer::hasBnb4State(const std::string &weightName) const
+{
+    return find(weightName + ".quant_state.bitsandbytes__nf4") >= 0
+        || find(weightName + ".quant_state.bitsandbytes__fp4") >= 0;
+}
+
 void QuantRecognizer::tryBnb4(std::size_t tensor, const std::string &base)
 {
     const std::string name = base + ".weight";
@@ -271,9 +280,10 @@ void QuantRecognizer::tryBnb4(std::size_t tensor, const std::string &base)
     const auto nestedMap = find(name + ".nested_quant_map");
     const auto quantMap = find(name + ".quant_map");
     std::string problem;
-    if (product(w.shape) < ceilDiv(n, 2))
-        problem = "weight " + shapeText(w.shape) + " holds fewer than the " + std::to_string(ceilDiv(n, 2))
-            + " bytes shape " + shapeText(q.logicalShape) + " needs";
+    if (w.byteLength() < ceilDiv(n, 2))
+        problem = "weight " + shapeText(w.shape) + " " + std::string(dtypeName(w.dtype))
+            + " holds fewer than the " + std::to_string(ceilDiv(n, 2)) + " bytes shape "
+            + shapeText(q.logicalShape) + " needs";
     else if (product(ai.shape) != blocks
         || (nestedAbsmax < 0 ? ai.dtype != DType::F32 : ai.dtype != DType::U8))
         problem = "absmax " + shapeText(ai.shape) + " " + std::string(dtypeName(ai.dtype)) + " does not fit "

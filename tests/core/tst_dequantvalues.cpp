@@ -147,6 +147,8 @@ void tst_DequantValues::scheme_data()
                                     << QByteArray();
     QTest::newRow("awq") << Make([] { return awq("l.a", 64, 256, 64); }) << 0.08 << QByteArray();
     QTest::newRow("bnb-nf4") << Make([] { return bnb4("l.n", 40, 96, true, false); }) << 0.13 << QByteArray();
+    QTest::newRow("bnb-fp4 bf16 storage")
+        << Make([] { return bnb4("l.fb", 40, 96, false, false, DType::BF16); }) << 0.17 << QByteArray();
     QTest::newRow("bnb-nf4 nested") << Make([] { return bnb4("l.nn", 128, 160, true, true); }) << 0.14
                                     << QByteArray();
     QTest::newRow("bnb-fp4 partial block")

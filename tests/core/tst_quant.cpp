@@ -114,6 +114,10 @@ void tst_Quant::scheme_data()
                          << QByteArray();
     QTest::newRow("bnb-nf4") << Make([] { return bnb4("l.n", 40, 96, true, false); }) << "bnb-nf4" << 4u
                              << quint64(64) << 0.13 << QByteArray();
+    // FSDP-QLoRA's bnb_4bit_quant_storage: the packed bytes viewed as BF16.
+    QTest::newRow("bnb-nf4 bf16 storage")
+        << Make([] { return bnb4("l.nb", 40, 96, true, false, DType::BF16); }) << "bnb-nf4" << 4u
+        << quint64(64) << 0.13 << QByteArray();
     QTest::newRow("bnb-nf4 nested") << Make([] { return bnb4("l.nn", 128, 160, true, true); }) << "bnb-nf4"
                                     << 4u << quint64(64) << 0.14 << QByteArray();
     QTest::newRow("bnb-fp4") << Make([] { return bnb4("l.f", 40, 96, false, false); }) << "bnb-fp4" << 4u

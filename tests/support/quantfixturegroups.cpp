@@ -247,7 +247,8 @@ QuantFixture packQuantized(
     return f;
 }
 
-QuantFixture bnb4(const std::string &base, std::uint64_t out, std::uint64_t in, bool nf4, bool nested)
+QuantFixture bnb4(
+    const std::string &base, std::uint64_t out, std::uint64_t in, bool nf4, bool nested, DType storage)
 {
     QuantFixture f = start(base + ".weight", { out, in }, nf4 ? 51 : 52);
     const float *code = nf4 ? kNf4 : kFp4;
@@ -311,7 +312,8 @@ QuantFixture bnb4(const std::string &base, std::uint64_t out, std::uint64_t in, 
     std::vector<std::byte> stateBytes(state.size());
     std::memcpy(stateBytes.data(), state.data(), state.size());
     const std::string w = base + ".weight";
-    addTensor(f, w, DType::U8, { ceilDiv(n, 2), 1 }, std::move(packed));
+    const std::uint64_t storageBytes = dtypeBits(storage) / 8;
+    addTensor(f, w, storage, { ceilDiv(n, 2) / storageBytes, 1 }, std::move(packed));
     addTensor(f, w + ".absmax", nested ? DType::U8 : DType::F32, { blocks }, std::move(absmaxBytes));
     addTensor(f, w + ".quant_map", DType::F32, { 16 }, std::move(quantMap));
     if (nested) {

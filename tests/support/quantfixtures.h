@@ -32,15 +32,18 @@ QuantFixture fp8Block(
 QuantFixture fp8Scaled(const std::string &base, std::uint64_t out, std::uint64_t in, bool perChannel);
 // gpt-oss: `base`_blocks U8 [rows, groups, 16] + `base`_scales U8 [rows, groups].
 QuantFixture mxfp4(const std::string &base, std::uint64_t rows, std::uint64_t groups);
-// AutoGPTQ (v1: zeros stored minus one) or GPTQModel v2, 2, 3, 4 or 8 bits, asymmetric groups,
-// packed by AutoGPTQ's own loop (3 bits: `out` and `in` multiples of 32). In v1 a group whose
-// zero-point is 0 cannot be stored (zero - 1 underflows, as in AutoGPTQ): use v2 for 2 bits.
+// AutoGPTQ (v1: zeros stored minus one in their fields, a zero of 0 as all ones) or GPTQModel
+// v2, 2, 3, 4 or 8 bits, asymmetric groups, packed by AutoGPTQ's own loop (3 bits: `out` and `in`
+// multiples of 32). Every fourth output is positive, so its zero-points are 0.
 QuantFixture gptq(const std::string &base, std::uint64_t out, std::uint64_t in, unsigned bits,
     std::uint64_t group, bool v2 = false, bool actOrder = false);
 // AutoAWQ GEMM 4-bit, interleaved packing.
 QuantFixture awq(const std::string &base, std::uint64_t out, std::uint64_t in, std::uint64_t group);
-// bitsandbytes 4-bit (nf4 or fp4), blocks of 64, optionally with nested (double-quantized) absmax.
-QuantFixture bnb4(const std::string &base, std::uint64_t out, std::uint64_t in, bool nf4, bool nested);
+// bitsandbytes 4-bit (nf4 or fp4), blocks of 64, optionally with nested (double-quantized) absmax;
+// the packed bytes viewed as `storage` (bnb_4bit_quant_storage: U8, or BF16 with out · in a
+// multiple of 4).
+QuantFixture bnb4(const std::string &base, std::uint64_t out, std::uint64_t in, bool nf4, bool nested,
+    DType storage = DType::U8);
 // bitsandbytes LLM.int8: I8 weight + F32 SCB.
 QuantFixture bnbInt8(const std::string &base, std::uint64_t out, std::uint64_t in);
 // compressed-tensors pack-quantized, symmetric int4 (or int8) groups, F16 scales.
