@@ -146,7 +146,11 @@ void QuantRecognizer::tryFp8(std::size_t tensor, const std::string &base)
     const std::uint64_t cols = w.shape.empty() ? 1 : w.shape.back();
     const std::uint64_t rows = cols ? product(w.shape) / cols : 0;
     bool fits = isFloatScale(si.dtype);
-    if (scaleInv >= 0) {
+    // Blocks: DeepSeek's weight_scale_inv, or compressed-tensors' FP8_BLOCK scheme, whose
+    // weight_scale is [ceil(out/B0), ceil(in/B1)] (block_structure; value = code × scale too).
+    const bool blocks = scaleInv >= 0
+        || (si.shape.size() == 2 && si.shape[1] > 1 && w.shape.size() == 2 && product(si.shape) > 1);
+    if (blocks) {
         q.scheme = QuantScheme::Fp8Block;
         q.block = m_config && m_config->blockSize ? *m_config->blockSize
                                                   : std::array<std::uint64_t, 2> { 128, 128 };

@@ -86,6 +86,9 @@ void tst_Quant::scheme_data()
 
     QTest::newRow("fp8-block") << Make([] { return fp8Block("l.fp8", 200, 300); }) << "fp8-block" << 8u
                                << quint64(128) << 0.04 << QByteArray();
+    QTest::newRow("fp8-block compressed-tensors") // FP8_BLOCK: the block scales named weight_scale
+        << Make([] { return fp8Block("l.ctb", 200, 300, 128, "weight_scale"); }) << "fp8-block" << 8u
+        << quint64(128) << 0.04 << QByteArray();
     QTest::newRow("fp8-tensor") << Make([] { return fp8Scaled("l.t", 64, 96, false); }) << "fp8-tensor" << 8u
                                 << quint64(0) << 0.04 << QByteArray();
     QTest::newRow("fp8-channel") << Make([] { return fp8Scaled("l.c", 64, 96, true); }) << "fp8-channel" << 8u

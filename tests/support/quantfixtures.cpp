@@ -109,7 +109,8 @@ std::vector<float> knownWeights(std::uint64_t count, std::uint32_t seed, float s
     return w;
 }
 
-QuantFixture fp8Block(const std::string &base, std::uint64_t out, std::uint64_t in, std::uint64_t block)
+QuantFixture fp8Block(const std::string &base, std::uint64_t out, std::uint64_t in, std::uint64_t block,
+    const std::string &scaleName)
 {
     QuantFixture f = start(base + ".weight", { out, in }, 11);
     const std::uint64_t br = ceilDiv(out, block), bc = ceilDiv(in, block);
@@ -132,7 +133,7 @@ QuantFixture fp8Block(const std::string &base, std::uint64_t out, std::uint64_t 
         }
     }
     addTensor(f, base + ".weight", DType::F8_E4M3, { out, in }, std::move(codes));
-    addTensor(f, base + ".weight_scale_inv", DType::F32, { br, bc }, std::move(scales));
+    addTensor(f, base + "." + scaleName, DType::F32, { br, bc }, std::move(scales));
     return f;
 }
 

@@ -25,9 +25,10 @@ struct QuantFixture {
 // Deterministic, roughly normal weights with a few larger values.
 std::vector<float> knownWeights(std::uint64_t count, std::uint32_t seed, float sigma = 0.02f);
 
-// DeepSeek-V3: F8_E4M3 [out, in] + F32 weight_scale_inv per block×block tile.
-QuantFixture fp8Block(
-    const std::string &base, std::uint64_t out, std::uint64_t in, std::uint64_t block = 128);
+// DeepSeek-V3: F8_E4M3 [out, in] + F32 weight_scale_inv per block×block tile (compressed-tensors'
+// FP8_BLOCK: the same scales named weight_scale).
+QuantFixture fp8Block(const std::string &base, std::uint64_t out, std::uint64_t in, std::uint64_t block = 128,
+    const std::string &scaleName = "weight_scale_inv");
 // compressed-tensors float-quantized: F8_E4M3 + F32 weight_scale [1] or [out, 1] (+ input_scale).
 QuantFixture fp8Scaled(const std::string &base, std::uint64_t out, std::uint64_t in, bool perChannel);
 // gpt-oss: `base`_blocks U8 [rows, groups, 16] + `base`_scales U8 [rows, groups].
