@@ -10,11 +10,13 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-// Characters a terminal or a renderer acts on instead of showing.
+// Characters a terminal or a renderer acts on instead of showing, and invisible ones that make
+// two different names look the same (`lm_head\u200b.weight` beside `lm_head.weight`).
 bool isControl(char32_t c)
 {
-    return c < 0x20 || (c >= 0x7F && c <= 0x9F) || (c >= 0x202A && c <= 0x202E)
-        || (c >= 0x2066 && c <= 0x2069);
+    return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0xAD || c == 0x61C || c == 0x180E
+        || (c >= 0x200B && c <= 0x200F) || (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069)
+        || c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB);
 }
 
 // True for a byte that is certainly printable ASCII needing no escape: the fast path.

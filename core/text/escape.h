@@ -11,7 +11,11 @@ namespace stb {
 // Escaped, each byte as `\xNN` (two lowercase hex digits):
 //   - C0 controls U+0000–U+001F and DEL U+007F,
 //   - C1 controls U+0080–U+009F (U+009B is a one-byte CSI on many terminals),
-//   - bidirectional embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069,
+//   - bidirectional embeddings, overrides and isolates U+202A–U+202E and U+2066–U+2069, and the
+//     marks U+200E, U+200F and U+061C,
+//   - invisible characters that make different names look alike or break lines: soft hyphen
+//     U+00AD, U+180E, zero-width U+200B–U+200D, line and paragraph separators U+2028–U+2029,
+//     U+2060–U+2065, U+FEFF and the interlinear annotations U+FFF9–U+FFFB,
 //   - every byte that is not part of valid UTF-8 (strict: no overlong forms, no surrogates).
 // A backslash becomes `\\` and a double quote `\"`, so a name can sit inside quotes and the
 // original bytes can always be recovered. Everything else (printable ASCII, other valid UTF-8)

@@ -71,6 +71,12 @@ private slots:
         row("LRI U+2066", "\xe2\x81\xa6", "\\xe2\\x81\\xa6", "\"\\u2066\"");
         row("PDI U+2069", "\xe2\x81\xa9", "\\xe2\\x81\\xa9", "\"\\u2069\"");
         row("U+202F passes", "\xe2\x80\xaf", "\xe2\x80\xaf", "\"\xe2\x80\xaf\"");
+        row("zero-width space U+200B", "lm_head\xe2\x80\x8b.weight", "lm_head\\xe2\\x80\\x8b.weight",
+            "\"lm_head\\u200b.weight\"");
+        row("line separator U+2028", "a\xe2\x80\xa8", "a\\xe2\\x80\\xa8", "\"a\\u2028\"");
+        row("BOM U+FEFF", "\xef\xbb\xbfx", "\\xef\\xbb\\xbfx", "\"\\ufeffx\"");
+        row("soft hyphen U+00AD", "a\xc2\xad", "a\\xc2\\xad", "\"a\\u00ad\"");
+        row("word joiner U+2060", "\xe2\x81\xa0", "\\xe2\\x81\\xa0", "\"\\u2060\"");
         row("invalid bytes", "bad\xff\xfe", "bad\\xff\\xfe", "\"bad\\ufffd\\ufffd\"");
         row("lone lead byte", "\xe2\x80", "\\xe2\\x80", "\"\\ufffd\\ufffd\"");
         row("overlong slash", "\xc0\xaf", "\\xc0\\xaf", "\"\\ufffd\\ufffd\"");
