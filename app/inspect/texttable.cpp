@@ -14,6 +14,10 @@ std::size_t displayWidth(const std::string &text)
     }));
 }
 
+// Columns are padded to their widest cell up to this width; a longer cell (a hostile or merely
+// very long name) overflows its column on its own line instead of widening every line.
+constexpr std::size_t kMaxPaddedWidth = 120;
+
 } // namespace
 
 TextTable::TextTable(std::vector<std::string> headings, std::vector<bool> rightAligned)
@@ -31,14 +35,15 @@ std::string TextTable::render() const
         widths[c] = displayWidth(m_headings[c]);
     for (const auto &row : m_rows) {
         for (std::size_t c = 0; c < row.size() && c < widths.size(); ++c)
-            widths[c] = std::max(widths[c], displayWidth(row[c]));
+            widths[c] = std::max(widths[c], std::min(displayWidth(row[c]), kMaxPaddedWidth));
     }
     std::string out;
     auto emit = [&](const std::vector<std::string> &row) {
         std::string line;
         for (std::size_t c = 0; c < widths.size(); ++c) {
             const std::string cell = c < row.size() ? row[c] : std::string();
-            const std::string pad(widths[c] - displayWidth(cell), ' ');
+            const std::size_t width = displayWidth(cell);
+            const std::string pad(width < widths[c] ? widths[c] - width : 0, ' ');
             if (c)
                 line += "  ";
             line += m_right[c] ? pad + cell : cell + (c + 1 < widths.size() ? pad : std::string());

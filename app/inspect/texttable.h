@@ -5,7 +5,8 @@
 
 namespace stb::inspect {
 
-// A plain-text table: columns padded to their widest cell, numbers right-aligned.
+// A plain-text table: columns padded to their widest cell (up to 120 characters: a longer cell
+// overflows on its own line), numbers right-aligned.
 class TextTable {
 public:
     explicit TextTable(std::vector<std::string> headings, std::vector<bool> rightAligned);

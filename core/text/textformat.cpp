@@ -51,21 +51,36 @@ std::string formatBytes(std::uint64_t bytes)
     return buffer;
 }
 
+namespace {
+
+// The first `limit` bytes of `text`, cut back to a character boundary (never inside a UTF-8
+// sequence).
+std::string_view headOf(std::string_view text, std::size_t limit)
+{
+    std::size_t cut = limit;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+        --cut;
+    return text.substr(0, cut);
+}
+
+} // namespace
+
 std::string printable(std::string_view text)
 {
     // The one escaping of hostile text (escape.h): C0, DEL, C1, bidi controls and invalid UTF-8
-    // as \xNN, so no message or table carries a terminal control from a file.
-    return escapeText(text);
+    // as \xNN, so no message or table carries a terminal control from a file; and at most
+    // kPrintableBytes of it, so no line carries megabytes of a name or a metadata value.
+    if (text.size() <= kPrintableBytes)
+        return escapeText(text);
+    return escapeText(headOf(text, kPrintableBytes)) + "\u2026 (" + formatCount(text.size()) + " bytes)";
 }
 
 std::string quotedName(std::string_view name)
 {
     if (name.size() <= kQuotedNameBytes)
         return '"' + printable(name) + '"';
-    std::size_t cut = kQuotedNameBytes;
-    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80)
-        --cut; // never split a UTF-8 sequence
-    return '"' + printable(name.substr(0, cut)) + "\u2026\" (" + formatCount(name.size()) + " bytes)";
+    return '"' + printable(headOf(name, kQuotedNameBytes)) + "\u2026\" (" + formatCount(name.size())
+        + " bytes)";
 }
 
 } // namespace stb

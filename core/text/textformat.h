@@ -20,7 +20,11 @@ std::string formatCount(std::uint64_t value);
 // "1.5 GiB", "512 B" (binary units, one decimal)
 std::string formatBytes(std::uint64_t bytes);
 // Text from a file or a path, safe to print (inside quotes too): escapeText (escape.h), so C0,
-// DEL, C1, bidi controls and invalid UTF-8 become \xNN, and '\\' and '"' are backslashed.
+// DEL, C1, bidi controls and invalid UTF-8 become \xNN, and '\\' and '"' are backslashed. Text
+// longer than kPrintableBytes (a path is at most 4096) shows its first bytes and its length:
+// model.layers… (1,048,576 bytes): a table line never grows with a hostile name or value.
+// JSON output keeps whole strings (escapeJsonString).
+inline constexpr std::size_t kPrintableBytes = 4096;
 std::string printable(std::string_view text);
 // A name (tensor, key, shard) for a message: printable() in double quotes, and when longer than
 // kQuotedNameBytes only its first bytes (cut at a character boundary) and its length:

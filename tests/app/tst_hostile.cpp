@@ -156,6 +156,39 @@ private slots:
         QVERIFY(names.contains(QString::fromStdString(name)));
     }
 
+    // A megabyte name or metadata value shows its first 4,096 bytes and its length in text
+    // output, and the table's other lines keep their width (JSON keeps whole strings).
+    void longTextBounded()
+    {
+        const std::string name(1'000'000, 'n'), key(100'000, 'k'), value(2'000'000, 'v');
+        std::string error;
+        const std::vector<TensorSpec> specs = { { name, DType::F32, { 2 } }, { "b", DType::F32, { 1 } } };
+        const QByteArray a = path("long-a.safetensors"), b = path("long-b.safetensors");
+        QVERIFY(writeFile(a.toStdString(), specs, Data { f32(2), f32(1) }, { { key, value } }, error));
+        auto other = f32(1);
+        other[0] = std::byte { 1 };
+        QVERIFY(writeFile(b.toStdString(), specs, Data { f32(2), other }, { { key, "x" } }, error));
+        const QList<QList<QByteArray>> runs = { { "info", a }, { "audit", a }, { "diff", a, b } };
+        for (const auto &args : runs) {
+            const auto run = test::runInspectRaw(args);
+            QVERIFY2(run.exitCode == 0 || run.exitCode == 1, args.join(' ').constData());
+            // diff lists changed tensors only: the long name is identical, the metadata value changed.
+            QVERIFY2(run.out.contains(args[0] == "diff" ? "(2,000,000 bytes)" : "(1,000,000 bytes)"),
+                args.join(' ').constData());
+            for (const QByteArray &line : run.out.split('\n')) {
+                QVERIFY2(line.size() < 2 * 4096 + 200,
+                    (args.join(' ') + ": a line of " + QByteArray::number(line.size())).constData());
+                if (line.startsWith("b "))
+                    QVERIFY2(line.size() < 400, (args.join(' ') + ": " + line).constData());
+            }
+        }
+        const auto json = test::runInspectRaw({ "info", "--json", a });
+        QStringList names;
+        for (const auto &t : QJsonDocument::fromJson(json.out).object()[u"tensors"_s].toArray())
+            names << t.toObject()[u"name"_s].toString();
+        QVERIFY(names.contains(QString::fromStdString(name)));
+    }
+
     // Item 10: paths from the command line are escaped by check, info, audit and sha256 (the
     // audit's progress line is drawn only on a terminal: run under script(1)'s pseudo-terminal).
     void pathsEscaped()
