@@ -21,7 +21,9 @@ namespace {
 
 const OptionSpec kHeatmapOptions[] = {
     { "size", "HxW", "Cells: H rows by W columns, each 1 to 8192 (clamped to the tensor's sides)." },
-    { "o", "OUT.png", "Write the picture (one pixel per cell, the browser's colours)." },
+    { "o", "OUT.png",
+        "Write the picture (one pixel per cell, the browser's colours); a link's file is written, a "
+        "device or FIFO (/dev/stdout) written to." },
     kJsonOption,
     kSliceOption,
     { "raw", "", "A quantized weight's stored codes instead of its dequantized values." },
@@ -83,7 +85,8 @@ int runHeatmap(const Invocation &invocation)
         }
         const std::vector<Rgb> pixels
             = cellColours(*summary, scaleFor(*summary, defaultColourRange(*summary)));
-        // Encoded in memory, written by path bytes (a path need not be UTF-8), whole or not at all.
+        // Encoded in memory, written by path bytes (a path need not be UTF-8), whole or not at all
+        // (a device or FIFO as it comes: atomicfile.h).
         const std::string png = encodePng(pixels, summary->cellCols, summary->cellRows);
         AtomicFile file;
         if (png.empty() || !file.open(out, selected->file->path(), error)

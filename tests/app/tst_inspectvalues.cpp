@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -18,6 +19,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 using namespace stb;
@@ -41,6 +46,9 @@ private slots:
     void heatmapJson();
     void heatmapPng();
     void exportNpy();
+    void devices_data();
+    void devices();
+    void throughLink();
     void failures_data();
     void failures();
 
@@ -165,6 +173,81 @@ void tst_InspectValues::exportNpy()
     float values[4];
     std::memcpy(values, bytes.constData() + bytes.size() - 16, 16);
     QCOMPARE(std::vector<float>(values, values + 4), (std::vector<float> { 8, 9, 11, 12 }));
+}
+
+void tst_InspectValues::devices_data()
+{
+    // -o naming a device is written to, never replaced by a regular file (as root, the real
+    // /dev/full once was); /dev/stdout is the pipe the test reads.
+    QTest::addColumn<QByteArrayList>("arguments"); // then -o and the device
+    QTest::addColumn<QByteArray>("device");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QByteArray>("out"); // what stdout starts with
+    QTest::addColumn<QByteArray>("err"); // part of stderr, "@" standing for the device's path
+    const QByteArrayList exportW { "export", "FILE", "w" };
+    const QByteArrayList heatmapW { "heatmap", "FILE", "w", "--size", "3x4" };
+    QTest::newRow("export to /dev/null")
+        << exportW << QByteArray("null") << 0 << QByteArray("@: 'w'") << QByteArray();
+    QTest::newRow("export to /dev/full") << exportW << QByteArray("full") << 1 << QByteArray()
+                                         << QByteArray("@: cannot write @: No space left on device");
+    QTest::newRow("export to /dev/stdout") // the line saying what was written moves to stderr
+        << exportW << QByteArray("stdout") << 0 << QByteArray("\x93NUMPY") << QByteArray("@: 'w'");
+    QTest::newRow("heatmap to /dev/null")
+        << heatmapW << QByteArray("null") << 0 << QByteArray() << QByteArray();
+    QTest::newRow("heatmap to /dev/full")
+        << heatmapW << QByteArray("full") << 1 << QByteArray()
+        << QByteArray("cannot write the PNG file: cannot write @: No space left on device");
+    QTest::newRow("heatmap to /dev/stdout")
+        << heatmapW << QByteArray("stdout") << 0 << QByteArray("\x89PNG\r\n") << QByteArray();
+}
+
+void tst_InspectValues::devices()
+{
+    QFETCH(QByteArrayList, arguments);
+    QFETCH(QByteArray, device);
+    QFETCH(int, exitCode);
+    QFETCH(QByteArray, out);
+    QFETCH(QByteArray, err);
+    QByteArray path = "/dev/" + device;
+    // Root may replace anything in /dev: it gets nodes of its own, the same devices (and a link
+    // to /proc/self/fd/1, as /dev/stdout is), so that a regression replaces those. Others
+    // cannot touch /dev and write to the real nodes.
+    if (::geteuid() == 0) {
+        path = QFile::encodeName(m_dir.filePath(QString::fromLatin1(device)));
+        ::unlink(path.constData());
+        if (device == "stdout")
+            QCOMPARE(::symlink("/proc/self/fd/1", path.constData()), 0);
+        else
+            QCOMPARE(::mknod(path.constData(), S_IFCHR | 0666, makedev(1, device == "null" ? 3 : 7)), 0);
+    }
+    arguments.replace(arguments.indexOf("FILE"), QFile::encodeName(m_file));
+    const auto run = test::runInspectRaw(arguments + QByteArrayList { "-o", path });
+    QCOMPARE(run.exitCode, exitCode);
+    QVERIFY2(run.out.startsWith(out.replace("@", path)), run.out.left(64).constData());
+    QVERIFY2(run.err.contains(err.replace("@", path)), run.err.constData());
+    if (device == "stdout")
+        return;
+    struct stat st { };
+    QVERIFY2(::stat(path.constData(), &st) == 0 && S_ISCHR(st.st_mode), path.constData());
+    const QString folder = QFile::decodeName(path).section(u'/', 0, -2);
+    QCOMPARE(QDir(folder).entryList({ u"*.partial-*"_s }, QDir::AllEntries | QDir::System), QStringList());
+}
+
+void tst_InspectValues::throughLink()
+{
+    // -o naming a link writes the file it points to and keeps the link.
+    const QString png = m_dir.filePath(u"linked.png"_s), link = m_dir.filePath(u"link.png"_s);
+    {
+        QFile old(png);
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.write("old");
+    }
+    QVERIFY(QFile::link(u"linked.png"_s, link));
+    const auto run = inspect({ u"heatmap"_s, m_file, u"w"_s, u"--size"_s, u"3x4"_s, u"-o"_s, link });
+    QCOMPARE(run.exitCode, 0);
+    QCOMPARE(QFileInfo(link).symLinkTarget(), png);
+    QCOMPARE(QImage(png).size(), QSize(4, 3));
+    QCOMPARE(QDir(m_dir.path()).entryList({ u"*.partial-*"_s }, QDir::AllEntries), QStringList());
 }
 
 void tst_InspectValues::failures_data()
