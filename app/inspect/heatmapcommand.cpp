@@ -11,8 +11,10 @@
 #include "core/values/pngwriter.h"
 #include "core/values/valuesjson.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 
 namespace stb::inspect {
@@ -96,8 +98,15 @@ int runHeatmap(const Invocation &invocation)
             return Findings;
         }
     }
-    if (json)
-        std::printf("%s\n", jsonText(heatmapJson(*summary)).c_str());
+    if (json) {
+        const auto print = [](std::string_view piece) {
+            return std::fwrite(piece.data(), 1, piece.size(), stdout) == piece.size();
+        };
+        if (!writeHeatmapJson(*summary, print) || !print("\n") || std::fflush(stdout) != 0) {
+            std::fprintf(stderr, "cannot write the JSON to standard output: %s\n", std::strerror(errno));
+            return Findings;
+        }
+    }
     return Ok;
 }
 

@@ -129,8 +129,22 @@ void tst_InspectValues::heatmapJson()
     QCOMPARE(grid("mean", 1, 0).toDouble(), 5.0);
     QCOMPARE(grid("inf", 1, 1).toInt(), 1); // +inf at (1, 1)
     QCOMPARE(grid("mean", 1, 2).toDouble(), (-7 + 8 + 11 - 12) / 4.0);
-    QCOMPARE(json[u"mean"_s].toArray().size(), 2);
-    QCOMPARE(json[u"mean"_s].toArray()[0].toArray().size(), 3);
+    // Streamed as it is made, the document keeps its shape: one line, the keys in this order,
+    // every grid 2 lists of 3.
+    QVERIFY(run.out.endsWith(u"}\n"_s) && run.out.count(u'\n') == 1);
+    QVERIFY2(run.out.startsWith(u"{\"rows\":3,\"cols\":4,\"cell_rows\":2,\"cell_cols\":3,\"min\":[["_s),
+        qPrintable(run.out));
+    qsizetype at = 0;
+    for (const char *key : { "min", "max", "mean", "nan", "inf" }) {
+        const qsizetype next = run.out.indexOf(u"\""_s + QLatin1String(key) + u"\":[["_s);
+        QVERIFY2(next > at, key);
+        at = next;
+        const QJsonArray grid = json[QLatin1String(key)].toArray();
+        QCOMPARE(grid.size(), 2);
+        QCOMPARE(grid[0].toArray().size(), 3);
+        QCOMPARE(grid[1].toArray().size(), 3);
+    }
+    QCOMPARE(json.size(), 9);
 
     // A 3-D tensor takes --slice leaving two axes; a cell with no finite value is null.
     const auto sliced = inspect(
