@@ -68,10 +68,13 @@ int runHeatmap(const Invocation &invocation)
     {
         ProgressLine progress("summarising", 1u << 26);
         const ScannedPages pages(selected->file->mapping(), selected->bytes); // cached before stays
-        summary = selected->dequantized ? summarizeDequantizedHeatmap(*selected->dequantized->dequantizer,
-                      selected->view, rows, cols, error, {}, std::ref(progress))
-                                        : summarizeHeatmap(selected->info->dtype, selected->bytes,
-                                            selected->view, rows, cols, error, {}, std::ref(progress));
+        // A picture alone is drawn from the means: min and max would triple the summary.
+        const HeatmapCells keep = json ? HeatmapCells::All : HeatmapCells::MeansOnly;
+        summary = selected->dequantized
+            ? summarizeDequantizedHeatmap(*selected->dequantized->dequantizer, selected->view, rows, cols,
+                error, {}, std::ref(progress), 0, keep)
+            : summarizeHeatmap(selected->info->dtype, selected->bytes, selected->view, rows, cols, error, {},
+                std::ref(progress), 0, keep);
         pages.release();
     }
     if (!summary) {
