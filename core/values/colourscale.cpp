@@ -31,6 +31,40 @@ constexpr std::array<Rgb, 9> kSequential { { { 68, 1, 84 }, { 71, 44, 122 }, { 5
     { 44, 113, 142 }, { 33, 144, 141 }, { 39, 173, 129 }, { 92, 200, 99 }, { 170, 220, 50 },
     { 253, 231, 37 } } };
 
+// Calls f(cell index, cell size) for every cell in row-major order, the sizes from each row's
+// height and the column widths found once: HeatmapSummary::cellSize costs four 128-bit divisions
+// a call, a quarter of the time of a PNG of 8192×8192 cells when asked per cell.
+template<class F> void forEachCell(const HeatmapSummary &summary, F &&f)
+{
+    std::vector<std::uint64_t> widths(summary.cellCols);
+    for (std::uint32_t j = 0; j < summary.cellCols; ++j)
+        widths[j] = summary.colBegin(j + 1) - summary.colBegin(j);
+    for (std::uint32_t i = 0; i < summary.cellRows; ++i) {
+        const std::uint64_t height = summary.rowBegin(i + 1) - summary.rowBegin(i);
+        const std::size_t row = summary.cellIndex(i, 0);
+        for (std::uint32_t j = 0; j < summary.cellCols; ++j)
+            f(row + j, height * widths[j]);
+    }
+}
+
+// A cell's count of finite values from its size.
+std::uint64_t finiteIn(const HeatmapSummary &summary, std::size_t c, std::uint64_t size)
+{
+    return size - summary.nanCount(c) - summary.posInfCount(c) - summary.negInfCount(c);
+}
+
+// cellColour of cell c of `size` values.
+Rgb colourOf(const HeatmapSummary &summary, std::size_t c, std::uint64_t size, const ColourScale &scale)
+{
+    if (summary.nanCount(c) > 0 || size == 0)
+        return kNaNColour;
+    if (summary.posInfCount(c) > 0)
+        return kPosInfColour;
+    if (summary.negInfCount(c) > 0)
+        return kNegInfColour;
+    return scale.colour(summary.mean[c]);
+}
+
 } // namespace
 
 ColourScale ColourScale::forRange(double min, double max, bool symmetric)
@@ -77,24 +111,15 @@ Rgb ColourScale::colour(double value) const
 
 Rgb cellColour(const HeatmapSummary &summary, std::uint32_t i, std::uint32_t j, const ColourScale &scale)
 {
-    const std::size_t c = summary.cellIndex(i, j);
-    if (summary.nanCount(c) > 0 || summary.cellSize(i, j) == 0)
-        return kNaNColour;
-    if (summary.posInfCount(c) > 0)
-        return kPosInfColour;
-    if (summary.negInfCount(c) > 0)
-        return kNegInfColour;
-    return scale.colour(summary.mean[c]);
+    return colourOf(summary, summary.cellIndex(i, j), summary.cellSize(i, j), scale);
 }
 
 std::vector<Rgb> cellColours(const HeatmapSummary &summary, const ColourScale &scale)
 {
     std::vector<Rgb> pixels;
     pixels.reserve(std::size_t(summary.cellRows) * summary.cellCols);
-    for (std::uint32_t i = 0; i < summary.cellRows; ++i) {
-        for (std::uint32_t j = 0; j < summary.cellCols; ++j)
-            pixels.push_back(cellColour(summary, i, j, scale));
-    }
+    forEachCell(summary,
+        [&](std::size_t c, std::uint64_t size) { pixels.push_back(colourOf(summary, c, size, scale)); });
     return pixels;
 }
 
@@ -105,12 +130,10 @@ std::vector<double> finiteMeans(const HeatmapSummary &summary)
 {
     std::vector<double> means;
     means.reserve(summary.mean.size());
-    for (std::uint32_t i = 0; i < summary.cellRows; ++i) {
-        for (std::uint32_t j = 0; j < summary.cellCols; ++j) {
-            if (summary.finite(i, j) > 0)
-                means.push_back(summary.mean[summary.cellIndex(i, j)]);
-        }
-    }
+    forEachCell(summary, [&](std::size_t c, std::uint64_t size) {
+        if (finiteIn(summary, c, size) > 0)
+            means.push_back(summary.mean[c]);
+    });
     return means;
 }
 

@@ -365,6 +365,15 @@ void tst_ValuesSummary::heatmapMatchesBruteForce()
             }
         }
     }
+    // The picture's pixels (cell sizes found a row at a time) are the cells' colours one by one.
+    const ColourScale scale = scaleFor(*first, true);
+    const std::vector<Rgb> pixels = cellColours(*first, scale);
+    QCOMPARE(pixels.size(), first->mean.size());
+    for (std::uint32_t i = 0; i < first->cellRows; ++i) {
+        for (std::uint32_t j = 0; j < first->cellCols; ++j)
+            QVERIFY(pixels[first->cellIndex(i, j)] == cellColour(*first, i, j, scale));
+    }
+
     // A summary for a picture keeps the same means and counts, bit for bit, and no extremes.
     const auto picture
         = summarizeHeatmap(dtype, bytes, view, cellRows, cellCols, error, {}, {}, 3, HeatmapCells::MeansOnly);
