@@ -88,8 +88,7 @@ int runHeatmap(const Invocation &invocation)
                 stderr, "%s: the tensor is empty: there is no picture to write\n", printable(out).c_str());
             return Findings;
         }
-        const std::vector<Rgb> pixels
-            = cellColours(*summary, scaleFor(*summary, defaultColourRange(*summary)));
+        const std::vector<Rgb> pixels = cellColours(*summary, defaultScale(*summary));
         // Encoded in memory, written by path bytes (a path need not be UTF-8), whole or not at all
         // (a device or FIFO as it comes: atomicfile.h).
         const std::string png = encodePng(pixels, summary->cellCols, summary->cellRows);

@@ -172,13 +172,9 @@ std::optional<Ranges> rangesOf(const HeatmapSummary &summary, double percentile)
     return r;
 }
 
-} // namespace
-
-ColourScale scaleFor(const HeatmapSummary &summary, ColourRange range, double percentile)
+// The scale for `range` from the means' ranges (scaleFor).
+ColourScale scaleFrom(const std::optional<Ranges> &r, ColourRange range)
 {
-    // The range of what is drawn, the cells' means: the extremes of single elements would wash
-    // a downsampled picture out to the middle of the bar.
-    const auto r = rangesOf(summary, percentile);
     if (!r)
         return {};
     if (range == ColourRange::Clipped && r->clipHi > r->clipLo) {
@@ -192,6 +188,24 @@ ColourScale scaleFor(const HeatmapSummary &summary, ColourRange range, double pe
     return ColourScale::forRange(r->min, r->max, range != ColourRange::MinMax);
 }
 
+// The range to draw with from the means' ranges at kClipPercentile (defaultColourRange).
+ColourRange rangeFrom(const std::optional<Ranges> &r)
+{
+    if (!r || !(r->clipHi > r->clipLo))
+        return ColourRange::Symmetric;
+    const double full = r->min < 0 ? 2 * std::max(std::fabs(r->min), std::fabs(r->max)) : r->max - r->min;
+    return full > kWashOutRatio * (r->clipHi - r->clipLo) ? ColourRange::Clipped : ColourRange::Symmetric;
+}
+
+} // namespace
+
+ColourScale scaleFor(const HeatmapSummary &summary, ColourRange range, double percentile)
+{
+    // The range of what is drawn, the cells' means: the extremes of single elements would wash
+    // a downsampled picture out to the middle of the bar.
+    return scaleFrom(rangesOf(summary, percentile), range);
+}
+
 ColourScale scaleFor(const HeatmapSummary &summary, bool symmetric)
 {
     return scaleFor(summary, symmetric ? ColourRange::Symmetric : ColourRange::MinMax);
@@ -199,11 +213,13 @@ ColourScale scaleFor(const HeatmapSummary &summary, bool symmetric)
 
 ColourRange defaultColourRange(const HeatmapSummary &summary)
 {
+    return rangeFrom(rangesOf(summary, kClipPercentile));
+}
+
+ColourScale defaultScale(const HeatmapSummary &summary)
+{
     const auto r = rangesOf(summary, kClipPercentile);
-    if (!r || !(r->clipHi > r->clipLo))
-        return ColourRange::Symmetric;
-    const double full = r->min < 0 ? 2 * std::max(std::fabs(r->min), std::fabs(r->max)) : r->max - r->min;
-    return full > kWashOutRatio * (r->clipHi - r->clipLo) ? ColourRange::Clipped : ColourRange::Symmetric;
+    return scaleFrom(r, rangeFrom(r));
 }
 
 } // namespace stb

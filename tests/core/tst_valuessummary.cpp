@@ -726,6 +726,11 @@ void tst_ValuesSummary::clippedRange()
         = summarizeHeatmap(DType::F32, test::floatBytes(values), wholeView(shape), 1, kCells, error);
     QVERIFY2(summary, error.c_str());
     QCOMPARE(defaultColourRange(*summary), washedOut ? ColourRange::Clipped : ColourRange::Symmetric);
+    // The one-pass default is that range's scale.
+    const ColourScale chosen = scaleFor(*summary, defaultColourRange(*summary)),
+                      byDefault = defaultScale(*summary);
+    QVERIFY(byDefault.diverging == chosen.diverging && byDefault.lo == chosen.lo && byDefault.hi == chosen.hi
+        && byDefault.clipped == chosen.clipped);
 
     const ColourScale full = scaleFor(*summary, ColourRange::Symmetric);
     QVERIFY(!full.clipped);
