@@ -10,17 +10,33 @@
 #include <cstdio>
 #include <functional>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace stb::inspect {
 
 namespace {
 
 const OptionSpec kExportOptions[] = {
-    { "o", "OUT.npy", "The file to write (required); replaced atomically, never the source." },
+    { "o", "OUT.npy",
+        "The file to write (required); replaced atomically, never the source. A link's file is "
+        "written, a device or FIFO (/dev/stdout) written to." },
     { "raw", "",
         "BF16, F8, F4 and F6 as their integer codes (uint16/uint8) instead of float32 values; a "
         "quantized weight as its stored codes tensor instead of dequantized float32." },
     kSliceOption,
 };
+
+// Whether `path` is the file standard output writes to (-o /dev/stdout, or a path the shell
+// redirected stdout to), not a character device (a terminal or /dev/null takes any mix): the
+// line saying what was written then goes to stderr, so the bytes there are the .npy's alone.
+bool isStandardOutput(const std::string &path)
+{
+    struct stat out {
+    }, file {};
+    return ::fstat(STDOUT_FILENO, &out) == 0 && ::stat(path.c_str(), &file) == 0 && !S_ISCHR(out.st_mode)
+        && out.st_dev == file.st_dev && out.st_ino == file.st_ino;
+}
 
 int runExport(const Invocation &invocation)
 {
@@ -48,19 +64,22 @@ int runExport(const Invocation &invocation)
         std::fprintf(stderr, "%s: %s\n", printable(out).c_str(), error.c_str());
         return Findings;
     }
+    std::FILE *const report = isStandardOutput(out) ? stderr : stdout;
     if (selected->dequantized) {
         const QuantizedWeight &w = *selected->dequantized->weight;
-        std::printf("%s: '%s' %s %s as %s; %s %u-bit codes of '%s' dequantized to float32 (--raw writes the "
-                    "codes)\n",
+        std::fprintf(report,
+            "%s: '%s' %s %s as %s; %s %u-bit codes of '%s' dequantized to float32 (--raw writes the "
+            "codes)\n",
             printable(out).c_str(), printable(w.name).c_str(), std::string(quantSchemeName(w.scheme)).c_str(),
             formatShape(selected->view.shape()).c_str(), kDequantizedNpyDescr,
             std::string(quantSchemeName(w.scheme)).c_str(), w.bits, printable(selected->info->name).c_str());
         return Ok;
     }
     const NpyEncoding encoding = npyEncoding(dtype, raw);
-    std::printf("%s: '%s' %s %s as %s%s%s\n", printable(out).c_str(), printable(selected->info->name).c_str(),
-        std::string(dtypeName(dtype)).c_str(), formatShape(selected->view.shape()).c_str(),
-        encoding.descr.c_str(), encoding.note.empty() ? "" : "; ", encoding.note.c_str());
+    std::fprintf(report, "%s: '%s' %s %s as %s%s%s\n", printable(out).c_str(),
+        printable(selected->info->name).c_str(), std::string(dtypeName(dtype)).c_str(),
+        formatShape(selected->view.shape()).c_str(), encoding.descr.c_str(),
+        encoding.note.empty() ? "" : "; ", encoding.note.c_str());
     return Ok;
 }
 

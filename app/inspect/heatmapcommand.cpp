@@ -11,8 +11,10 @@
 #include "core/values/pngwriter.h"
 #include "core/values/valuesjson.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 
 namespace stb::inspect {
@@ -21,7 +23,9 @@ namespace {
 
 const OptionSpec kHeatmapOptions[] = {
     { "size", "HxW", "Cells: H rows by W columns, each 1 to 8192 (clamped to the tensor's sides)." },
-    { "o", "OUT.png", "Write the picture (one pixel per cell, the browser's colours)." },
+    { "o", "OUT.png",
+        "Write the picture (one pixel per cell, the browser's colours); a link's file is written, a "
+        "device or FIFO (/dev/stdout) written to." },
     kJsonOption,
     kSliceOption,
     { "raw", "", "A quantized weight's stored codes instead of its dequantized values." },
@@ -64,10 +68,13 @@ int runHeatmap(const Invocation &invocation)
     {
         ProgressLine progress("summarising", 1u << 26);
         const ScannedPages pages(selected->file->mapping(), selected->bytes); // cached before stays
-        summary = selected->dequantized ? summarizeDequantizedHeatmap(*selected->dequantized->dequantizer,
-                      selected->view, rows, cols, error, {}, std::ref(progress))
-                                        : summarizeHeatmap(selected->info->dtype, selected->bytes,
-                                            selected->view, rows, cols, error, {}, std::ref(progress));
+        // A picture alone is drawn from the means: min and max would triple the summary.
+        const HeatmapCells keep = json ? HeatmapCells::All : HeatmapCells::MeansOnly;
+        summary = selected->dequantized
+            ? summarizeDequantizedHeatmap(*selected->dequantized->dequantizer, selected->view, rows, cols,
+                error, {}, std::ref(progress), 0, keep)
+            : summarizeHeatmap(selected->info->dtype, selected->bytes, selected->view, rows, cols, error, {},
+                std::ref(progress), 0, keep);
         pages.release();
     }
     if (!summary) {
@@ -81,9 +88,9 @@ int runHeatmap(const Invocation &invocation)
                 stderr, "%s: the tensor is empty: there is no picture to write\n", printable(out).c_str());
             return Findings;
         }
-        const std::vector<Rgb> pixels
-            = cellColours(*summary, scaleFor(*summary, defaultColourRange(*summary)));
-        // Encoded in memory, written by path bytes (a path need not be UTF-8), whole or not at all.
+        const std::vector<Rgb> pixels = cellColours(*summary, defaultScale(*summary));
+        // Encoded in memory, written by path bytes (a path need not be UTF-8), whole or not at all
+        // (a device or FIFO as it comes: atomicfile.h).
         const std::string png = encodePng(pixels, summary->cellCols, summary->cellRows);
         AtomicFile file;
         if (png.empty() || !file.open(out, selected->file->path(), error)
@@ -93,8 +100,15 @@ int runHeatmap(const Invocation &invocation)
             return Findings;
         }
     }
-    if (json)
-        std::printf("%s\n", jsonText(heatmapJson(*summary)).c_str());
+    if (json) {
+        const auto print = [](std::string_view piece) {
+            return std::fwrite(piece.data(), 1, piece.size(), stdout) == piece.size();
+        };
+        if (!writeHeatmapJson(*summary, print) || !print("\n") || std::fflush(stdout) != 0) {
+            std::fprintf(stderr, "cannot write the JSON to standard output: %s\n", std::strerror(errno));
+            return Findings;
+        }
+    }
     return Ok;
 }
 

@@ -153,7 +153,7 @@ std::optional<LocateResult> locateDequantized(
 
 std::optional<HeatmapSummary> summarizeDequantizedHeatmap(const Dequantizer &dequantizer,
     const StridedView &view, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
-    std::stop_token stop, const ProgressFn &progress, unsigned threads)
+    std::stop_token stop, const ProgressFn &progress, unsigned threads, HeatmapCells keep)
 {
     const auto matrix = heatmapMatrix(view, error);
     if (!matrix)
@@ -166,8 +166,8 @@ std::optional<HeatmapSummary> summarizeDequantizedHeatmap(const Dequantizer &deq
         decodeMatrix(dequantizer, view.base + row0 * matrix->rowStride, matrix->rowStride, matrix->colStride, rows,
             matrix->cols, out);
     };
-    return summarizeDecoded(
-        matrix->rows, matrix->cols, decode, cellRows, cellCols, error, std::move(stop), progress, threads);
+    return summarizeDecoded(matrix->rows, matrix->cols, decode, cellRows, cellCols, error, std::move(stop),
+        progress, threads, keep);
 }
 
 } // namespace stb

@@ -58,6 +58,7 @@ std::optional<LocateResult> locateDequantized(const Dequantizer &dequantizer, st
 // same cell rules. nullopt with a reason in `error` (unless cancelled).
 std::optional<HeatmapSummary> summarizeDequantizedHeatmap(const Dequantizer &dequantizer,
     const StridedView &view, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
-    std::stop_token stop = {}, const ProgressFn &progress = {}, unsigned threads = 0);
+    std::stop_token stop = {}, const ProgressFn &progress = {}, unsigned threads = 0,
+    HeatmapCells keep = HeatmapCells::All);
 
 } // namespace stb

@@ -64,5 +64,8 @@ ColourScale scaleFor(const HeatmapSummary &summary, bool symmetric);
 // share a quarter of the bar), else Symmetric. The GUI and the CLI's PNG both start from it.
 inline constexpr double kWashOutRatio = 4;
 ColourRange defaultColourRange(const HeatmapSummary &summary);
+// scaleFor(summary, defaultColourRange(summary)) with one copy and sort of the cells' means
+// instead of two (0.5 GB and a third of a second at 8192×8192 cells): the CLI's PNG.
+ColourScale defaultScale(const HeatmapSummary &summary);
 
 } // namespace stb

@@ -41,8 +41,8 @@ std::uint32_t clampedSide(std::uint32_t wanted, std::uint64_t side)
 }
 
 // The grid of emptyHeatmap with its cells not written.
-HeatmapSummary unwrittenHeatmap(
-    std::uint64_t rows, std::uint64_t cols, std::uint32_t cellRows, std::uint32_t cellCols)
+HeatmapSummary unwrittenHeatmap(std::uint64_t rows, std::uint64_t cols, std::uint32_t cellRows,
+    std::uint32_t cellCols, HeatmapCells keep = HeatmapCells::All)
 {
     HeatmapSummary summary;
     summary.rows = rows;
@@ -50,8 +50,10 @@ HeatmapSummary unwrittenHeatmap(
     summary.cellRows = clampedSide(cellRows, rows);
     summary.cellCols = clampedSide(cellCols, cols);
     const std::size_t cells = std::size_t(summary.cellRows) * summary.cellCols;
-    summary.min.resize(cells);
-    summary.max.resize(cells);
+    if (keep == HeatmapCells::All) {
+        summary.min.resize(cells);
+        summary.max.resize(cells);
+    }
     summary.mean.resize(cells);
     return summary;
 }
@@ -279,6 +281,8 @@ std::uint64_t HeatmapSummary::finite(std::uint32_t i, std::uint32_t j) const
 std::optional<std::pair<double, double>> HeatmapSummary::finiteRange() const
 {
     std::optional<std::pair<double, double>> range;
+    if (min.empty())
+        return range;
     for (std::uint32_t i = 0; i < cellRows; ++i) {
         for (std::uint32_t j = 0; j < cellCols; ++j) {
             if (finite(i, j) == 0)
@@ -315,12 +319,13 @@ using TaskRunner = std::function<bool(const Task &task, CellRow &cells, unsigned
 std::optional<HeatmapSummary> summarizeTasks(std::uint64_t rows, std::uint64_t cols, std::uint32_t cellRows,
     std::uint32_t cellCols,
     const std::function<TaskRunner(const std::uint64_t *colBegins, unsigned workers)> &makeRunner,
-    std::string &error, std::stop_token stop, const ProgressFn &progress, unsigned threads)
+    std::string &error, std::stop_token stop, const ProgressFn &progress, unsigned threads, HeatmapCells keep)
 {
     const std::uint64_t elements = rows * cols;
     if (elements == 0)
         return emptyHeatmap(rows, cols, cellRows, cellCols);
-    HeatmapSummary summary = unwrittenHeatmap(rows, cols, cellRows, cellCols);
+    HeatmapSummary summary = unwrittenHeatmap(rows, cols, cellRows, cellCols, keep);
+    const bool extremes = keep == HeatmapCells::All;
     const std::uint32_t width = summary.cellCols;
     std::vector<std::uint64_t> colBegins(width + 1);
     for (std::uint32_t j = 0; j <= width; ++j)
@@ -366,23 +371,28 @@ std::optional<HeatmapSummary> summarizeTasks(std::uint64_t rows, std::uint64_t c
         std::unique_lock lock(mergeMutex, std::defer_lock);
         if (!alone || cells.special)
             lock.lock();
-        double *min = &summary.min[summary.cellIndex(i, 0)];
-        double *max = &summary.max[summary.cellIndex(i, 0)];
         double *sum = &summary.mean[summary.cellIndex(i, 0)]; // a sum until the row is finished
         if (alone || merged[i] == 0) {
-            std::copy_n(cells.min.data(), width, min);
-            std::copy_n(cells.max.data(), width, max);
+            if (extremes) {
+                std::copy_n(cells.min.data(), width, &summary.min[summary.cellIndex(i, 0)]);
+                std::copy_n(cells.max.data(), width, &summary.max[summary.cellIndex(i, 0)]);
+            }
             std::copy_n(cells.sum.data(), width, sum);
         } else {
-            for (std::uint32_t j = 0; j < width; ++j) {
-                min[j] = std::min(min[j], cells.min[j]);
-                max[j] = std::max(max[j], cells.max[j]);
+            for (std::uint32_t j = 0; j < width; ++j)
                 sum[j] += cells.sum[j];
+            if (extremes) {
+                double *min = &summary.min[summary.cellIndex(i, 0)];
+                double *max = &summary.max[summary.cellIndex(i, 0)];
+                for (std::uint32_t j = 0; j < width; ++j) {
+                    min[j] = std::min(min[j], cells.min[j]);
+                    max[j] = std::max(max[j], cells.max[j]);
+                }
             }
         }
         if (cells.special) {
             if (summary.specials.empty())
-                summary.specials.resize(summary.min.size());
+                summary.specials.resize(summary.mean.size());
             for (std::uint32_t j = 0; j < width; ++j) {
                 HeatmapSummary::Specials &into = summary.specials[summary.cellIndex(i, j)];
                 into.nan += cells.specials[j].nan;
@@ -435,7 +445,7 @@ std::optional<MatrixShape> heatmapMatrix(const StridedView &view, std::string &e
 
 std::optional<HeatmapSummary> summarizeHeatmap(DType dtype, std::span<const std::byte> bytes,
     const StridedView &view, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
-    std::stop_token stop, const ProgressFn &progress, unsigned threads)
+    std::stop_token stop, const ProgressFn &progress, unsigned threads, HeatmapCells keep)
 {
     const auto matrix = heatmapMatrix(view, error);
     if (!matrix)
@@ -457,12 +467,12 @@ std::optional<HeatmapSummary> summarizeHeatmap(DType dtype, std::span<const std:
         };
     };
     return summarizeTasks(matrix->rows, matrix->cols, cellRows, cellCols, makeRunner, error, std::move(stop),
-        progress, threads);
+        progress, threads, keep);
 }
 
 std::optional<HeatmapSummary> summarizeDecoded(std::uint64_t rows, std::uint64_t cols,
     const HeatmapRowDecoder &decode, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
-    std::stop_token stop, const ProgressFn &progress, unsigned threads)
+    std::stop_token stop, const ProgressFn &progress, unsigned threads, HeatmapCells keep)
 {
     // One buffer of a task's rows per worker (a task holds about kTaskElements values, or one row).
     std::vector<std::vector<float>> buffers;
@@ -479,7 +489,7 @@ std::optional<HeatmapSummary> summarizeDecoded(std::uint64_t rows, std::uint64_t
         };
     };
     return summarizeTasks(
-        rows, cols, cellRows, cellCols, makeRunner, error, std::move(stop), progress, threads);
+        rows, cols, cellRows, cellCols, makeRunner, error, std::move(stop), progress, threads, keep);
 }
 
 } // namespace stb

@@ -35,7 +35,9 @@ struct HeatmapSummary {
 
     std::uint64_t rows = 0, cols = 0;
     std::uint32_t cellRows = 0, cellCols = 0;
-    Cells min, max, mean; // per cell, row-major; meaningful when finite(cell) > 0
+    // Per cell, row-major; meaningful when finite(cell) > 0. min and max are empty in a summary
+    // made with HeatmapCells::MeansOnly.
+    Cells min, max, mean;
     // Per cell, or empty when every value is finite (most weight matrices): 1024×1024 cells of
     // counts are 24 MB, half of a summary.
     std::vector<Specials, LargeAllocator<Specials>> specials;
@@ -50,9 +52,15 @@ struct HeatmapSummary {
     std::uint32_t cellColOf(std::uint64_t col) const;
     std::uint64_t cellSize(std::uint32_t i, std::uint32_t j) const;
     std::uint64_t finite(std::uint32_t i, std::uint32_t j) const;
-    // Smallest min and largest max over all cells; nullopt when no value is finite.
+    // Smallest min and largest max over all cells; nullopt when no value is finite (or min and
+    // max were not kept).
     std::optional<std::pair<double, double>> finiteRange() const;
 };
+
+// What a summary keeps per cell: everything, or only what a picture is drawn from (the means
+// and the counts of values not finite: colourscale.h), 8 bytes a cell instead of 24 (a PNG of
+// 8192×8192 cells needs 0.5 GB of them, not 1.6 GB). The pass itself is the same.
+enum class HeatmapCells { All, MeansOnly };
 
 // The cell grid for R×C values and a wanted H×W (each clamped to 1 … the matrix side and
 // kMaxHeatmapSide), with no cells filled: what summarizeHeatmap returns before the pass.
@@ -70,7 +78,8 @@ std::optional<MatrixShape> heatmapMatrix(const StridedView &view, std::string &e
 // vanished, or `stop` was requested. Thread-safe.
 std::optional<HeatmapSummary> summarizeHeatmap(DType dtype, std::span<const std::byte> bytes,
     const StridedView &view, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
-    std::stop_token stop = {}, const ProgressFn &progress = {}, unsigned threads = 0);
+    std::stop_token stop = {}, const ProgressFn &progress = {}, unsigned threads = 0,
+    HeatmapCells keep = HeatmapCells::All);
 
 // Writes rows [row0, row0 + rows) of an R×C matrix, every column, row-major as floats into `out`
 // (rows·C floats). Called on worker threads inside the SIGBUS guard: it may read the mapping.
@@ -82,6 +91,7 @@ using HeatmapRowDecoder = std::function<void(std::uint64_t row0, std::uint64_t r
 // cancelled or when the mapping vanished (with a reason in `error`). Thread-safe when `decode` is.
 std::optional<HeatmapSummary> summarizeDecoded(std::uint64_t rows, std::uint64_t cols,
     const HeatmapRowDecoder &decode, std::uint32_t cellRows, std::uint32_t cellCols, std::string &error,
-    std::stop_token stop = {}, const ProgressFn &progress = {}, unsigned threads = 0);
+    std::stop_token stop = {}, const ProgressFn &progress = {}, unsigned threads = 0,
+    HeatmapCells keep = HeatmapCells::All);
 
 } // namespace stb

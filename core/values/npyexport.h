@@ -50,7 +50,8 @@ bool writeNpy(const std::string &outPath, const std::string &sourcePath, const N
 // Writes `view` of a tensor's bytes (a whole tensor: wholeView) to `outPath` as .npy v1.0,
 // little-endian, C order, encoded per npyEncoding. Atomic: the data goes to a temporary file in
 // the target folder, renamed over `outPath` only when complete; on any failure (no permission,
-// disk full, bytes vanished, cancelled) nothing is left behind and `error` says why. Refuses to
+// disk full, bytes vanished, cancelled) nothing is left behind and `error` says why. A link's
+// file is written, the link kept; a device or FIFO is written to as it is (atomicfile.h). Refuses to
 // write over `sourcePath` (the same file by device and inode, so links are caught). Progress in
 // elements. Runs on the calling thread.
 bool exportNpy(const std::string &outPath, const std::string &sourcePath, DType dtype,

@@ -37,31 +37,56 @@ Json locateJson(const std::string &tensor, std::span<const std::uint64_t> shape,
         { "abs_max", positionJson(result.absMax, shape) } };
 }
 
-Json heatmapJson(const HeatmapSummary &summary)
+bool writeHeatmapJson(const HeatmapSummary &summary, const std::function<bool(std::string_view)> &write)
 {
-    Json min = Json::array(), max = Json::array(), mean = Json::array(), nan = Json::array(),
-         inf = Json::array();
-    for (std::uint32_t i = 0; i < summary.cellRows; ++i) {
-        Json minRow = Json::array(), maxRow = Json::array(), meanRow = Json::array(), nanRow = Json::array(),
-             infRow = Json::array();
-        for (std::uint32_t j = 0; j < summary.cellCols; ++j) {
-            const std::size_t c = summary.cellIndex(i, j);
-            const bool any = summary.finite(i, j) > 0;
-            minRow.push_back(any ? Json(summary.min[c]) : Json(nullptr));
-            maxRow.push_back(any ? Json(summary.max[c]) : Json(nullptr));
-            meanRow.push_back(any ? Json(summary.mean[c]) : Json(nullptr));
-            nanRow.push_back(summary.nanCount(c));
-            infRow.push_back(summary.posInfCount(c) + summary.negInfCount(c));
+    constexpr std::size_t kPiece = 64 * 1024;
+    std::string text = "{\"rows\":" + std::to_string(summary.rows)
+        + ",\"cols\":" + std::to_string(summary.cols) + ",\"cell_rows\":" + std::to_string(summary.cellRows)
+        + ",\"cell_cols\":" + std::to_string(summary.cellCols);
+    text.reserve(2 * kPiece);
+    const char *const keys[] = { "min", "max", "mean", "nan", "inf" };
+    Json row = Json::array();
+    for (std::size_t grid = 0; grid < std::size(keys); ++grid) {
+        text += ",\"";
+        text += keys[grid];
+        text += "\":[";
+        for (std::uint32_t i = 0; i < summary.cellRows; ++i) {
+            // A row's numbers printed by nlohmann, so they read as the whole document's did.
+            row.clear();
+            for (std::uint32_t j = 0; j < summary.cellCols; ++j) {
+                const std::size_t c = summary.cellIndex(i, j);
+                const bool any = summary.finite(i, j) > 0;
+                switch (grid) {
+                case 0:
+                    row.push_back(any ? Json(summary.min[c]) : Json(nullptr));
+                    break;
+                case 1:
+                    row.push_back(any ? Json(summary.max[c]) : Json(nullptr));
+                    break;
+                case 2:
+                    row.push_back(any ? Json(summary.mean[c]) : Json(nullptr));
+                    break;
+                case 3:
+                    row.push_back(summary.nanCount(c));
+                    break;
+                default:
+                    row.push_back(summary.posInfCount(c) + summary.negInfCount(c));
+                    break;
+                }
+            }
+            if (i > 0)
+                text += ',';
+            text += row.dump(); // numbers and null only: nothing to escape
+            if (text.size() >= kPiece) {
+                if (!write(text))
+                    return false;
+                text.clear();
+            }
         }
-        min.push_back(std::move(minRow));
-        max.push_back(std::move(maxRow));
-        mean.push_back(std::move(meanRow));
-        nan.push_back(std::move(nanRow));
-        inf.push_back(std::move(infRow));
+        text += ']';
     }
-    return Json { { "rows", summary.rows }, { "cols", summary.cols }, { "cell_rows", summary.cellRows },
-        { "cell_cols", summary.cellCols }, { "min", std::move(min) }, { "max", std::move(max) },
-        { "mean", std::move(mean) }, { "nan", std::move(nan) }, { "inf", std::move(inf) } };
+    text += '}';
+    return write(text);
 }
 
 } // namespace stb

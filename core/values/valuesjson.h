@@ -4,8 +4,10 @@
 #include "core/values/heatmap.h"
 #include "core/values/locate.h"
 
+#include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace stb {
 
@@ -16,8 +18,11 @@ Json locateJson(const std::string &tensor, std::span<const std::uint64_t> shape,
 
 // `heatmap --json`: {"rows", "cols", "cell_rows", "cell_cols", "min", "max", "mean", "nan", "inf"},
 // each grid cell_rows lists of cell_cols; min/max/mean null for a cell without finite values;
-// "inf" counts both signs.
-Json heatmapJson(const HeatmapSummary &summary);
+// "inf" counts both signs. One line, no newline, the text jsonText would give of that object
+// (numbers as nlohmann prints them), handed to `write` in pieces of about 64 KiB as it is made:
+// a DOM of the cells cost some 190 bytes a cell (13 GB at 8192×8192), this a cell row at a time.
+// Stops, returning false, at the first piece `write` refuses.
+bool writeHeatmapJson(const HeatmapSummary &summary, const std::function<bool(std::string_view)> &write);
 
 // A double as JSON: the number, or "nan"/"inf"/"-inf" (JSON has no such numbers).
 Json valueJson(double value);

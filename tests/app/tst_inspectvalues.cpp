@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -18,6 +19,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 using namespace stb;
@@ -41,6 +46,9 @@ private slots:
     void heatmapJson();
     void heatmapPng();
     void exportNpy();
+    void devices_data();
+    void devices();
+    void throughLink();
     void failures_data();
     void failures();
 
@@ -121,8 +129,22 @@ void tst_InspectValues::heatmapJson()
     QCOMPARE(grid("mean", 1, 0).toDouble(), 5.0);
     QCOMPARE(grid("inf", 1, 1).toInt(), 1); // +inf at (1, 1)
     QCOMPARE(grid("mean", 1, 2).toDouble(), (-7 + 8 + 11 - 12) / 4.0);
-    QCOMPARE(json[u"mean"_s].toArray().size(), 2);
-    QCOMPARE(json[u"mean"_s].toArray()[0].toArray().size(), 3);
+    // Streamed as it is made, the document keeps its shape: one line, the keys in this order,
+    // every grid 2 lists of 3.
+    QVERIFY(run.out.endsWith(u"}\n"_s) && run.out.count(u'\n') == 1);
+    QVERIFY2(run.out.startsWith(u"{\"rows\":3,\"cols\":4,\"cell_rows\":2,\"cell_cols\":3,\"min\":[["_s),
+        qPrintable(run.out));
+    qsizetype at = 0;
+    for (const char *key : { "min", "max", "mean", "nan", "inf" }) {
+        const qsizetype next = run.out.indexOf(u"\""_s + QLatin1String(key) + u"\":[["_s);
+        QVERIFY2(next > at, key);
+        at = next;
+        const QJsonArray grid = json[QLatin1String(key)].toArray();
+        QCOMPARE(grid.size(), 2);
+        QCOMPARE(grid[0].toArray().size(), 3);
+        QCOMPARE(grid[1].toArray().size(), 3);
+    }
+    QCOMPARE(json.size(), 9);
 
     // A 3-D tensor takes --slice leaving two axes; a cell with no finite value is null.
     const auto sliced = inspect(
@@ -165,6 +187,81 @@ void tst_InspectValues::exportNpy()
     float values[4];
     std::memcpy(values, bytes.constData() + bytes.size() - 16, 16);
     QCOMPARE(std::vector<float>(values, values + 4), (std::vector<float> { 8, 9, 11, 12 }));
+}
+
+void tst_InspectValues::devices_data()
+{
+    // -o naming a device is written to, never replaced by a regular file (as root, the real
+    // /dev/full once was); /dev/stdout is the pipe the test reads.
+    QTest::addColumn<QByteArrayList>("arguments"); // then -o and the device
+    QTest::addColumn<QByteArray>("device");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QByteArray>("out"); // what stdout starts with
+    QTest::addColumn<QByteArray>("err"); // part of stderr, "@" standing for the device's path
+    const QByteArrayList exportW { "export", "FILE", "w" };
+    const QByteArrayList heatmapW { "heatmap", "FILE", "w", "--size", "3x4" };
+    QTest::newRow("export to /dev/null")
+        << exportW << QByteArray("null") << 0 << QByteArray("@: 'w'") << QByteArray();
+    QTest::newRow("export to /dev/full") << exportW << QByteArray("full") << 1 << QByteArray()
+                                         << QByteArray("@: cannot write @: No space left on device");
+    QTest::newRow("export to /dev/stdout") // the line saying what was written moves to stderr
+        << exportW << QByteArray("stdout") << 0 << QByteArray("\x93NUMPY") << QByteArray("@: 'w'");
+    QTest::newRow("heatmap to /dev/null")
+        << heatmapW << QByteArray("null") << 0 << QByteArray() << QByteArray();
+    QTest::newRow("heatmap to /dev/full")
+        << heatmapW << QByteArray("full") << 1 << QByteArray()
+        << QByteArray("cannot write the PNG file: cannot write @: No space left on device");
+    QTest::newRow("heatmap to /dev/stdout")
+        << heatmapW << QByteArray("stdout") << 0 << QByteArray("\x89PNG\r\n") << QByteArray();
+}
+
+void tst_InspectValues::devices()
+{
+    QFETCH(QByteArrayList, arguments);
+    QFETCH(QByteArray, device);
+    QFETCH(int, exitCode);
+    QFETCH(QByteArray, out);
+    QFETCH(QByteArray, err);
+    QByteArray path = "/dev/" + device;
+    // Root may replace anything in /dev: it gets nodes of its own, the same devices (and a link
+    // to /proc/self/fd/1, as /dev/stdout is), so that a regression replaces those. Others
+    // cannot touch /dev and write to the real nodes.
+    if (::geteuid() == 0) {
+        path = QFile::encodeName(m_dir.filePath(QString::fromLatin1(device)));
+        ::unlink(path.constData());
+        if (device == "stdout")
+            QCOMPARE(::symlink("/proc/self/fd/1", path.constData()), 0);
+        else
+            QCOMPARE(::mknod(path.constData(), S_IFCHR | 0666, makedev(1, device == "null" ? 3 : 7)), 0);
+    }
+    arguments.replace(arguments.indexOf("FILE"), QFile::encodeName(m_file));
+    const auto run = test::runInspectRaw(arguments + QByteArrayList { "-o", path });
+    QCOMPARE(run.exitCode, exitCode);
+    QVERIFY2(run.out.startsWith(out.replace("@", path)), run.out.left(64).constData());
+    QVERIFY2(run.err.contains(err.replace("@", path)), run.err.constData());
+    if (device == "stdout")
+        return;
+    struct stat st { };
+    QVERIFY2(::stat(path.constData(), &st) == 0 && S_ISCHR(st.st_mode), path.constData());
+    const QString folder = QFile::decodeName(path).section(u'/', 0, -2);
+    QCOMPARE(QDir(folder).entryList({ u"*.partial-*"_s }, QDir::AllEntries | QDir::System), QStringList());
+}
+
+void tst_InspectValues::throughLink()
+{
+    // -o naming a link writes the file it points to and keeps the link.
+    const QString png = m_dir.filePath(u"linked.png"_s), link = m_dir.filePath(u"link.png"_s);
+    {
+        QFile old(png);
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.write("old");
+    }
+    QVERIFY(QFile::link(u"linked.png"_s, link));
+    const auto run = inspect({ u"heatmap"_s, m_file, u"w"_s, u"--size"_s, u"3x4"_s, u"-o"_s, link });
+    QCOMPARE(run.exitCode, 0);
+    QCOMPARE(QFileInfo(link).symLinkTarget(), png);
+    QCOMPARE(QImage(png).size(), QSize(4, 3));
+    QCOMPARE(QDir(m_dir.path()).entryList({ u"*.partial-*"_s }, QDir::AllEntries), QStringList());
 }
 
 void tst_InspectValues::failures_data()

@@ -253,6 +253,8 @@ void tst_ValuesSummary::heatmapMatchesBruteForce_data()
         row("one cell") << quint64(37) << quint64(23) << 1u << 1u << false << dtype;
         row("transposed 23x37 into 4x9") << quint64(37) << quint64(23) << 4u << 9u << true << dtype;
         row("cell rows split across tasks") << quint64(3001) << quint64(997) << 3u << 5u << false << dtype;
+        // 2000×600 values a cell row, over a task's 2^20: two tasks merge into each.
+        row("tasks merged into cell rows") << quint64(4000) << quint64(600) << 2u << 3u << false << dtype;
         row("wide rows across tiles") << quint64(5) << quint64(9001) << 2u << 7u << false << dtype;
     }
     QTest::newRow("I16 (decoded to doubles)")
@@ -363,6 +365,29 @@ void tst_ValuesSummary::heatmapMatchesBruteForce()
             }
         }
     }
+    // The picture's pixels (cell sizes found a row at a time) are the cells' colours one by one.
+    const ColourScale scale = scaleFor(*first, true);
+    const std::vector<Rgb> pixels = cellColours(*first, scale);
+    QCOMPARE(pixels.size(), first->mean.size());
+    for (std::uint32_t i = 0; i < first->cellRows; ++i) {
+        for (std::uint32_t j = 0; j < first->cellCols; ++j)
+            QVERIFY(pixels[first->cellIndex(i, j)] == cellColour(*first, i, j, scale));
+    }
+
+    // A summary for a picture keeps the same means and counts, bit for bit, and no extremes.
+    const auto picture
+        = summarizeHeatmap(dtype, bytes, view, cellRows, cellCols, error, {}, {}, 3, HeatmapCells::MeansOnly);
+    QVERIFY2(picture, error.c_str());
+    QVERIFY(picture->min.empty() && picture->max.empty() && !picture->finiteRange());
+    QVERIFY(picture->cellRows == first->cellRows && picture->cellCols == first->cellCols);
+    QVERIFY(picture->mean.size() == first->mean.size()
+        && (picture->mean.empty()
+            || std::memcmp(picture->mean.data(), first->mean.data(), 8 * picture->mean.size()) == 0));
+    QVERIFY(picture->specials.size() == first->specials.size()
+        && (picture->specials.empty()
+            || std::memcmp(picture->specials.data(), first->specials.data(), 24 * picture->specials.size())
+                == 0));
+
     // Each row and column maps back to the cell that covers it.
     for (std::uint64_t r = 0; r < R; ++r) {
         const std::uint32_t i = first->cellRowOf(r);
@@ -701,6 +726,11 @@ void tst_ValuesSummary::clippedRange()
         = summarizeHeatmap(DType::F32, test::floatBytes(values), wholeView(shape), 1, kCells, error);
     QVERIFY2(summary, error.c_str());
     QCOMPARE(defaultColourRange(*summary), washedOut ? ColourRange::Clipped : ColourRange::Symmetric);
+    // The one-pass default is that range's scale.
+    const ColourScale chosen = scaleFor(*summary, defaultColourRange(*summary)),
+                      byDefault = defaultScale(*summary);
+    QVERIFY(byDefault.diverging == chosen.diverging && byDefault.lo == chosen.lo && byDefault.hi == chosen.hi
+        && byDefault.clipped == chosen.clipped);
 
     const ColourScale full = scaleFor(*summary, ColourRange::Symmetric);
     QVERIFY(!full.clipped);

@@ -22,6 +22,7 @@
 #include <QCheckBox>
 #include <QDropEvent>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -351,9 +352,12 @@ void tst_CompareWindow::exportWritesParseableJson()
 {
     CompareWindow window;
     openAndWait(window, m_a, m_b);
-    const QString path = m_dir.filePath(u"diff.json"_s);
+    // Through a link (dangling until then): the file it points to is written, the link kept.
+    const QString path = m_dir.filePath(u"diff.json"_s), link = m_dir.filePath(u"diff-link.json"_s);
+    QVERIFY(QFile::link(u"diff.json"_s, link));
     QString error;
-    QVERIFY2(window.exportJson(path, &error), qPrintable(error));
+    QVERIFY2(window.exportJson(link, &error), qPrintable(error));
+    QCOMPARE(QFileInfo(link).symLinkTarget(), path);
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QJsonParseError parseError;
@@ -363,6 +367,8 @@ void tst_CompareWindow::exportWritesParseableJson()
     QCOMPARE(doc.object().value(u"summary"_s).toObject().value(u"changed"_s).toInt(), 1);
     QVERIFY(window.exportMarkdown(m_dir.filePath(u"diff.md"_s)));
     QVERIFY(QFile(m_dir.filePath(u"diff.md"_s)).size() > 0);
+    QVERIFY(!window.exportMarkdown(m_dir.path(), &error)); // a folder is never replaced
+    QVERIFY2(error.contains(u"Is a directory"_s), qPrintable(error));
 }
 
 // The exports are of what the window shows: compared with its tolerances, which they state.

@@ -6,6 +6,7 @@
 #include "ui/audit/auditmodel.h"
 #include "ui/common/elideatend.h"
 #include "ui/common/qtformat.h"
+#include "ui/common/savetext.h"
 
 #include <QCheckBox>
 #include <QDir>
@@ -20,7 +21,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSortFilterProxyModel>
@@ -66,23 +66,6 @@ protected:
 private:
     bool m_flaggedOnly = false;
 };
-
-namespace {
-
-bool saveText(const QString &path, const std::string &text, QString *error)
-{
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)
-        || file.write(text.data(), static_cast<qint64>(text.size())) != static_cast<qint64>(text.size())
-        || !file.commit()) {
-        if (error)
-            *error = file.errorString();
-        return false;
-    }
-    return true;
-}
-
-} // namespace
 
 AuditView::AuditView(std::shared_ptr<const Checkpoint> checkpoint, QWidget *parent)
     : QWidget(parent)
