@@ -14,11 +14,17 @@ namespace stb::inspect {
 namespace {
 
 // `path` is from the command line or an index (a shard's): escaped here, once.
+// "1 tensor", "2 tensors"
+std::string counted(std::size_t n, const char *noun)
+{
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 std::string verdictLine(const std::string &path, const Diagnostic *error, std::size_t tensorCount)
 {
     const std::string file = printable(path);
     if (!error)
-        return file + ": valid (" + std::to_string(tensorCount) + (tensorCount == 1 ? " tensor)" : " tensors)");
+        return file + ": valid (" + counted(tensorCount, "tensor") + ")";
     return file + ": invalid: " + diagnosticLine(*error);
 }
 
@@ -84,8 +90,8 @@ int runCheck(const Invocation &invocation)
             printLine("  and " + formatCount(dropped) + " more (only the first "
                       + formatCount(DiagnosticList::kCap) + " are listed)");
         if (checkpoint->valid())
-            printLine(printable(path) + ": valid (" + std::to_string(checkpoint->tensors().size()) + " tensors in "
-                      + std::to_string(checkpoint->shards().size()) + " shards)");
+            printLine(printable(path) + ": valid (" + counted(checkpoint->tensors().size(), "tensor") + " in "
+                + counted(checkpoint->shards().size(), "shard") + ")");
         else {
             const std::size_t problems = checkpoint->problemCount();
             const Diagnostic *first = checkpoint->firstError();
