@@ -5,9 +5,10 @@
 #include "tests/support/inspectprocess.h"
 #include "tests/support/testfiles.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QFileInfo>
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
@@ -378,6 +379,91 @@ private slots:
         QCOMPARE(w[u"argmax"_s].toInt(), 1);
         QCOMPARE(w[u"n_different"_s].toInt(), 1);
         QVERIFY(std::fabs(w[u"max_abs_diff"_s].toDouble() - 0.001) < 1e-6);
+    }
+
+    // A tensor that cannot be read on a side is "unreadable" (never identical): a line names it,
+    // the side and why, the summary counts it apart, and diff exits 1.
+    void diffUnreadable_data()
+    {
+        QTest::addColumn<QString>(
+            "a"); // "file", "truncated", or an index: "index" / "index-truncated" / "index-missing"
+        QTest::addColumn<QString>("b");
+        QTest::addColumn<QString>("line");
+        const QString past
+            = u"w: unreadable in B: bytes 132\u2013140 lie past the end of the file (file is 132 bytes)"_s;
+        QTest::newRow("B truncated") << u"file"_s << u"truncated"_s << past;
+        QTest::newRow("both truncated") << u"truncated"_s << u"truncated"_s
+                                        << u"w: unreadable in A: bytes 132\u2013140 lie past the end of the "
+                                           u"file (file is 132 bytes); in B: bytes "
+                                           "132\u2013140 lie past the end of the file (file is 132 bytes)"_s;
+        QTest::newRow("a shard truncated")
+            << u"index"_s << u"index-truncated"_s
+            << u"w: unreadable in B: bytes 72\u201380 lie past the end of shard \"w-cut.safetensors\" (72 bytes)"_s;
+        QTest::newRow("a shard missing")
+            << u"index"_s << u"index-missing"_s
+            << u"w: unreadable in B: shard \"gone.safetensors\" cannot be read: No such file or directory"_s;
+    }
+    void diffUnreadable()
+    {
+        QFETCH(QString, a);
+        QFETCH(QString, b);
+        QFETCH(QString, line);
+        std::string error;
+        const std::vector<TensorSpec> specs = { { "a", DType::F32, { 1 } }, { "w", DType::F32, { 4 } } };
+        const std::vector<std::vector<std::byte>> data
+            = { std::vector<std::byte>(4), std::vector<std::byte>(16) };
+        QVERIFY(writeFile(path(u"u.safetensors"_s).toStdString(), specs, data, {}, error));
+        QVERIFY(QFile::copy(path(u"u.safetensors"_s), path(u"u-cut.safetensors"_s))
+            || QFile::exists(path(u"u-cut.safetensors"_s)));
+        QVERIFY(QFile::resize(path(u"u-cut.safetensors"_s), QFileInfo(path(u"u.safetensors"_s)).size() - 8));
+        // Shards: "a" alone, "w" alone (whole and cut short), and indexes over them.
+        using Specs = std::vector<TensorSpec>;
+        using Data = std::vector<std::vector<std::byte>>;
+        QVERIFY(writeFile(
+            path(u"a.safetensors"_s).toStdString(), Specs { specs[0] }, Data { data[0] }, {}, error));
+        QVERIFY(writeFile(
+            path(u"w.safetensors"_s).toStdString(), Specs { specs[1] }, Data { data[1] }, {}, error));
+        QVERIFY(writeFile(
+            path(u"w-cut.safetensors"_s).toStdString(), Specs { specs[1] }, Data { data[1] }, {}, error));
+        QVERIFY(QFile::resize(path(u"w-cut.safetensors"_s), QFileInfo(path(u"w.safetensors"_s)).size() - 8));
+        auto index = [&](const QString &name, const char *wShard) {
+            std::ofstream(path(name).toStdString())
+                << "{\"weight_map\":{\"a\":\"a.safetensors\",\"w\":\"" << wShard << "\"}}";
+            return path(name);
+        };
+        auto side = [&](const QString &kind) {
+            if (kind == u"file"_s)
+                return path(u"u.safetensors"_s);
+            if (kind == u"truncated"_s)
+                return path(u"u-cut.safetensors"_s);
+            if (kind == u"index"_s)
+                return index(u"whole.safetensors.index.json"_s, "w.safetensors");
+            if (kind == u"index-truncated"_s)
+                return index(u"cut.safetensors.index.json"_s, "w-cut.safetensors");
+            return index(u"missing.safetensors.index.json"_s, "gone.safetensors");
+        };
+        const QString pathA = side(a), pathB = side(b);
+
+        Run run = inspect({ u"diff"_s, pathA, pathB });
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.out.contains(QRegularExpression(u"\nw +unreadable "_s)), qPrintable(run.out));
+        QVERIFY2(run.out.contains(u'\n' + line + u'\n'), qPrintable(run.out));
+        QVERIFY2(run.out.contains(u"1 unreadable \u00b7 1 identical: not known to be equivalent"_s),
+            qPrintable(run.out));
+
+        run = inspect({ u"diff"_s, u"--json"_s, pathA, pathB });
+        QCOMPARE(run.exitCode, 1);
+        const QJsonObject j = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(j[u"summary"_s].toObject()[u"unreadable"_s].toInt(), 1);
+        QCOMPARE(j[u"summary"_s].toObject()[u"identical"_s].toInt(), 1);
+        QCOMPARE(j[u"equivalent"_s].toBool(), false);
+        const QJsonObject w = j[u"tensors"_s].toArray()[1].toObject();
+        QCOMPARE(w[u"name"_s].toString(), u"w"_s);
+        QCOMPARE(w[u"status"_s].toString(), u"unreadable"_s);
+        QCOMPARE(w[u"readable"_s].toBool(true), false);
+        const QString whyB = w[u"unreadable"_s].toObject()[u"b"_s].toString();
+        QVERIFY2(!whyB.isEmpty() && line.contains(whyB), qPrintable(whyB));
+        QCOMPARE(w[u"unreadable"_s].toObject()[u"a"_s].isNull(), !line.contains(u"in A: "_s));
     }
 
 private:
