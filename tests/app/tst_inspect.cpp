@@ -96,6 +96,10 @@ private slots:
         QTest::newRow("version") << QStringList{u"--version"_s} << 0;
         QTest::newRow("info valid") << QStringList{u"info"_s, u"VALID"_s} << 0;
         QTest::newRow("info invalid") << QStringList{u"info"_s, u"INVALID"_s} << 1;
+        // No tensor of a file the reference rejects can be trusted, even where its bytes read.
+        QTest::newRow("audit valid") << QStringList { u"audit"_s, u"VALID"_s } << 0;
+        QTest::newRow("audit invalid") << QStringList { u"audit"_s, u"INVALID"_s } << 1;
+        QTest::newRow("audit --json invalid") << QStringList { u"audit"_s, u"--json"_s, u"INVALID"_s } << 1;
     }
     void exitCodes()
     {
@@ -464,6 +468,83 @@ private slots:
         const QString whyB = w[u"unreadable"_s].toObject()[u"b"_s].toString();
         QVERIFY2(!whyB.isEmpty() && line.contains(whyB), qPrintable(whyB));
         QCOMPARE(w[u"unreadable"_s].toObject()[u"a"_s].isNull(), !line.contains(u"in A: "_s));
+    }
+
+    // audit never ends in "No findings" when tensors cannot be read or the file is invalid: the
+    // check's verdict starts the summary, listed tensors no shard holds are rows of their own,
+    // JSON says "valid", and the exit status is 1.
+    void auditUnreadableOrInvalid_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("summary"); // in the text summary line
+        QTest::addColumn<QString>("row"); // a line of the table, or empty
+        QTest::addColumn<int>("rows"); // JSON tensors
+        QTest::newRow("a shard missing")
+            << u"missing"_s
+            << u": invalid: index-missing-shard at byte 44: shard \"gone.safetensors\" cannot be read: No "
+               u"such "
+               "file or directory (2 problems in all); 1 unreadable (\"w\": shard \"gone.safetensors\" "
+               "cannot be "
+               "read: No such file or directory) (2 tensors, 1 value, 4 B)\n"_s
+            << u"w     -      -        -    -     -    -    -    -      -  unreadable bytes: shard "
+               "\"gone.safetensors\" cannot be read: No such file or directory"_s
+            << 2;
+        QTest::newRow("header length past the end")
+            << u"header"_s
+            << u": invalid: header-length (InvalidHeaderLength) at byte 0: the header length says the header "
+               u"ends "
+               "at byte 1,008 but the file has only 20 bytes; no other findings in 0 tensors (0 values, 0 B)\n"_s
+            << QString() << 0;
+        QTest::newRow("truncated") << u"truncated"_s
+                                   << u": invalid: coverage (MetadataIncompleteBuffer) at byte"_s << QString()
+                                   << 1;
+        QTest::newRow("valid") << u"valid"_s << u": No findings in 1 tensor (1 value, 4 B)\n"_s << QString()
+                               << 1;
+    }
+    void auditUnreadableOrInvalid()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, summary);
+        QFETCH(QString, row);
+        QFETCH(int, rows);
+        std::string error;
+        using Specs = std::vector<TensorSpec>;
+        using Data = std::vector<std::vector<std::byte>>;
+        const std::vector<std::byte> three { std::byte { 0 }, std::byte { 0 }, std::byte { 0x40 },
+            std::byte { 0x40 } };
+        QString file = path(u"audit-%1.safetensors"_s.arg(kind));
+        if (kind == u"missing"_s) {
+            QVERIFY(writeFile(path(u"audit-a.safetensors"_s).toStdString(),
+                Specs { { "a", DType::F32, { 1 } } }, Data { three }, {}, error));
+            file = path(u"audit.safetensors.index.json"_s);
+            std::ofstream(file.toStdString())
+                << "{\"weight_map\": {\"a\": \"audit-a.safetensors\", \"w\": \"gone.safetensors\"}}";
+        } else if (kind == u"header"_s) {
+            QVERIFY(test::writeBytes(file.toStdString(), test::rawFile("{}          ", 0, 0, 1000)));
+        } else {
+            QVERIFY(writeFile(
+                file.toStdString(), Specs { { "w", DType::F32, { 1 } } }, Data { three }, {}, error));
+            if (kind == u"truncated"_s)
+                QVERIFY(QFile::resize(file, QFileInfo(file).size() - 2));
+        }
+        const bool fine = kind == u"valid"_s;
+
+        const Run text = inspect({ u"audit"_s, file });
+        const Run &run = text;
+        QCOMPARE(run.exitCode, fine ? 0 : 1);
+        QVERIFY2(run.out.contains(u'\n' + file + summary), qPrintable(run.out));
+        QVERIFY2(!run.out.contains(u"No findings"_s) || fine, qPrintable(run.out));
+        if (!row.isEmpty())
+            QVERIFY2(run.out.contains(u'\n' + row + u'\n'), qPrintable(run.out));
+
+        const Run json = inspect({ u"audit"_s, u"--json"_s, file });
+        QCOMPARE(json.exitCode, fine ? 0 : 1);
+        const QJsonObject j = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(j[u"valid"_s].toBool(!fine), fine);
+        QCOMPARE(j[u"error"_s].isNull(), fine);
+        QCOMPARE(j[u"summary"_s].toObject()[u"valid"_s].toBool(!fine), fine);
+        QCOMPARE(j[u"tensors"_s].toArray().size(), rows);
+        QVERIFY(text.out.contains(j[u"summary"_s].toObject()[u"text"_s].toString()));
     }
 
 private:
