@@ -57,8 +57,8 @@ int runAudit(const Invocation &invocation)
         std::fprintf(stderr, "%s: the file changed on disk during the scan\n", printable(path).c_str());
         return Usage;
     }
-    // NaN, Inf, or a tensor whose bytes cannot be read (a broken file): a finding either way.
-    const bool findings = audit->summary.withNan || audit->summary.withInf || audit->summary.unreadable;
+    // NaN, Inf, a tensor whose bytes cannot be read, or a file the reference rejects.
+    const bool findings = audit->summary.failed();
     if (invocation.isSet(kJsonOption.name)) {
         const std::string json = jsonText(auditJson(*checkpoint, *audit));
         std::printf("%s\n", json.c_str());
@@ -80,6 +80,9 @@ int runAudit(const Invocation &invocation)
             formatCount(s.posInf + s.negInf), formatCount(s.zeros),
             auditFlagsText(*checkpoint, *audit, entry) });
     }
+    for (const auto &absent : checkpoint->absentTensors())
+        table.addRow({ printable(absent.name), "-", "-", "-", "-", "-", "-", "-", "-", "-",
+            auditAbsentFlagsText(*checkpoint, absent) });
     std::fputs(table.render().c_str(), stdout);
     std::printf("\n%s: %s\n", printable(path).c_str(), audit->summary.line().c_str());
     return findings ? Findings : Ok;
@@ -93,20 +96,23 @@ extern const Command kAuditCommand {
     .minFiles = 1,
     .maxFiles = 1,
     .summary = "statistics of every tensor; flags NaN, Inf, all-zero, constant, outliers\n"
-               "(> 6 std) and duplicates; exit 1 on NaN, Inf or unreadable bytes",
+               "(> 6 std) and duplicates; exit 1 on NaN, Inf, unreadable bytes or an invalid file",
     .help = "Reads every tensor's values and prints their minimum, maximum, mean, standard deviation and\n"
             "counts of NaN, infinities and zeros, with flags: NaN values, infinite values, unreadable\n"
             "bytes (errors); all zero, outliers (values beyond 6 standard deviations) (warnings);\n"
             "constant, duplicate (the same bytes as another tensor) (notes). --json names them nan, inf,\n"
             "unreadable, all_zero, outlier:N, constant, duplicate. Flags a normal model raises\n"
             "(BatchNorm counters, norm weights and running statistics at their initial 1 or 0, tied\n"
-            "embeddings) are marked expected and not counted. An invalid file is audited as far as it\n"
-            "can be read.\n"
+            "embeddings) are marked expected and not counted. Tensors a sharded model's index lists but\n"
+            "no shard holds (a shard missing) are rows of their own, unreadable, with why. An invalid\n"
+            "file is audited as far as it can be read, and the summary starts with check's verdict\n"
+            "(--json: \"valid\" and \"error\").\n"
             "A recognised quantized weight (see docs/quantization.md) is audited on its dequantized values,\n"
             "as one row with its logical name, its scheme in the DTYPE column and its logical shape;\n"
             "--raw audits the stored codes instead.\n\n"
             "Exit status: 0 no NaN or Inf, 1 some tensor holds NaN or Inf or has bytes that cannot be read\n"
-            "(the summary names the first and why), 2 usage error or unreadable path.",
+            "(the summary names the first and why) or the file is invalid, 2 usage error or unreadable\n"
+            "path.",
     .options = kAuditOptions,
     .run = runAudit,
 };

@@ -25,7 +25,8 @@ const OptionSpec kDiffOptions[] = {
 };
 
 // Exit 0 when the checkpoints hold the same names, dtypes and shapes and every value is within
-// tolerance (without --atol/--rtol: every byte equal), 1 otherwise.
+// tolerance (without --atol/--rtol: every byte equal), 1 otherwise (a tensor that cannot be read
+// on either side included).
 int runDiff(const Invocation &invocation)
 {
     const std::string &pathA = invocation.files()[0];
@@ -91,6 +92,15 @@ int runDiff(const Invocation &invocation)
     }
     if (rows)
         std::fputs(table.render().c_str(), stdout);
+    // Nothing is known about an unreadable pair's values: say which side failed and why.
+    bool unreadable = false;
+    for (const auto &pair : comparison->pairs) {
+        if (pair.readable)
+            continue;
+        std::printf("%s%s: unreadable %s\n", unreadable ? "" : "\n", printable(pair.name).c_str(),
+            unreadableSidesText(*a, *b, pair).c_str());
+        unreadable = true;
+    }
     const MetadataDiff &md = comparison->metadata;
     for (const auto &[k, v] : md.added)
         std::printf("metadata added: %s = %s\n", printable(k).c_str(), printable(v).c_str());
@@ -99,9 +109,17 @@ int runDiff(const Invocation &invocation)
     for (const auto &[k, v] : md.changed)
         std::printf("metadata changed: %s: %s -> %s\n", printable(k).c_str(), printable(v.first).c_str(),
             printable(v.second).c_str());
+    // Unreadable tensors alone do not show a difference: they leave the answer open.
+    bool differs = false;
+    for (const auto &pair : comparison->pairs)
+        differs = differs
+            || (pair.readable && pair.status != PairStatus::Identical
+                && !withinTolerance(pair, compare.tolerances));
+    const char *verdict = comparison->equivalent ? ": equivalent"
+        : differs                                ? ": different"
+                  : ": not known to be equivalent (some tensors cannot be read)";
     std::printf("%s%s\n", rows || !md.added.empty() || !md.removed.empty() || !md.changed.empty() ? "\n" : "",
-        (comparisonSummaryText(*comparison, compare.tolerances) + (comparison->equivalent ? ": equivalent" : ": different"))
-            .c_str());
+        (comparisonSummaryText(*comparison, compare.tolerances) + verdict).c_str());
     return comparison->equivalent ? Ok : Findings;
 }
 
@@ -114,16 +132,19 @@ extern const Command kDiffCommand {
     .maxFiles = 2,
     .summary = "what changed between two checkpoints (--atol X --rtol Y)",
     .help = "Pairs the tensors of A and B by name and prints those that are not identical, with their\n"
-            "status (changed, dtype_changed, shape_changed, only_in_a, only_in_b) and, for changed\n"
-            "values, the largest and mean absolute difference, the relative L2 difference, the cosine\n"
-            "similarity and the number of differing elements; then the metadata changes and a summary.\n"
+            "status (changed, dtype_changed, shape_changed, only_in_a, only_in_b, unreadable) and, for\n"
+            "changed values, the largest and mean absolute difference, the relative L2 difference, the\n"
+            "cosine similarity and the number of differing elements; then, for each unreadable tensor,\n"
+            "which side could not be read and why (bytes past the end of a file, a shard missing); then\n"
+            "the metadata changes and a summary.\n"
             "Without tolerances, equivalent means every tensor is byte-identical.\n"
             "A recognised quantized weight (see docs/quantization.md) is compared on its dequantized\n"
             "values under its logical name, its scheme standing for its dtype (so a quantized model\n"
             "against its original shows each weight's quantization error as dtype_changed); two weights\n"
             "of one scheme are identical when every dequantized value is equal. --raw compares the\n"
             "stored codes instead.\n\n"
-            "Exit status: 0 equivalent, 1 different, 2 usage error or unreadable.",
+            "Exit status: 0 equivalent, 1 different or some tensor unreadable, 2 usage error or a path\n"
+            "that cannot be read.",
     .options = kDiffOptions,
     .run = runDiff,
 };

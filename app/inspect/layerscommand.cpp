@@ -3,6 +3,7 @@
 #include "texttable.h"
 
 #include "core/io/checkpoint.h"
+#include "core/io/readability.h"
 #include "core/layers/depthprofile.h"
 #include "core/layers/layersreport.h"
 #include "core/layers/repeatdetector.h"
@@ -21,6 +22,7 @@ constexpr std::size_t kListedRoles = 64;
 constexpr std::size_t kListedDeviations = 50;
 constexpr std::size_t kListedMissing = 20;
 constexpr std::size_t kListedOutliers = 50;
+constexpr std::size_t kListedUnreadable = 5;
 
 const OptionSpec kLayersOptions[] = {
     kJsonOption,
@@ -114,6 +116,35 @@ void printRepeat(const Repeat &repeat, const RepeatProfile *profile, const std::
         printRepeat(repeat.repeats[i], profile ? &profile->repeats[i] : nullptr, indent + "  ");
 }
 
+// Tensors the profiles could not read (numbers into Checkpoint::tensors()), each once, in order.
+void collectUnreadable(const Repeat &repeat, const RepeatProfile &profile, std::vector<std::size_t> &out)
+{
+    for (std::size_t position : profile.unreadable)
+        out.push_back(repeat.table[position]);
+    for (std::size_t i = 0; i < repeat.repeats.size(); ++i)
+        collectUnreadable(repeat.repeats[i], profile.repeats[i], out);
+}
+
+// One warning line on stderr: the profiles are short of these tensors' values. Bounded: a model
+// truncated early may leave thousands unread.
+void warnUnreadable(const std::string &path, const Checkpoint &checkpoint, std::vector<std::size_t> tensors)
+{
+    std::sort(tensors.begin(), tensors.end());
+    tensors.erase(std::unique(tensors.begin(), tensors.end()), tensors.end());
+    if (tensors.empty())
+        return;
+    std::string list;
+    for (std::size_t i = 0; i < std::min(tensors.size(), kListedUnreadable); ++i)
+        list += (i ? ", " : "") + quotedName(checkpoint.tensors()[tensors[i]].info->name);
+    if (tensors.size() > kListedUnreadable)
+        list += " and " + formatCount(tensors.size() - kListedUnreadable) + " more";
+    const bool one = tensors.size() == 1;
+    std::fprintf(stderr, "%s: warning: %s %s cannot be read, left out of the profiles: %s (%s%s)\n",
+        printable(path).c_str(), formatCount(tensors.size()).c_str(), one ? "tensor" : "tensors",
+        list.c_str(),
+        one ? "" : "the first: ", unreadableReason(checkpoint, checkpoint.tensors()[tensors[0]]).c_str());
+}
+
 bool hasFindings(const Repeat &repeat, const RepeatProfile *profile)
 {
     if (!repeat.deviations.empty() || (profile && !profile->outliers.empty()))
@@ -149,6 +180,12 @@ int runLayers(const Invocation &invocation)
     bool findings = false;
     for (std::size_t i = 0; i < repeats.size(); ++i)
         findings = findings || hasFindings(repeats[i], p ? &(*p)[i] : nullptr);
+    // Blocks whose bytes cannot be read: a profile short of them is no clean bill (audit's exit 1).
+    std::vector<std::size_t> unreadable;
+    for (std::size_t i = 0; p && i < repeats.size(); ++i)
+        collectUnreadable(repeats[i], (*p)[i], unreadable);
+    warnUnreadable(path, *checkpoint, unreadable);
+    findings = findings || !unreadable.empty();
     if (invocation.isSet(kJsonOption.name)) {
         std::printf("%s\n",
             layersJson(repeats, p).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
@@ -177,8 +214,11 @@ extern const Command kLayersCommand {
             "a role whose dtype or shape differs from the majority's.\n\n"
             "With --stats, also the depth profile of each role (mean, std, rms, abs_max, nonfinite,\n"
             "zero_fraction per block, read as audit reads them) and the blocks whose value is an\n"
-            "outlier along depth (robust z-score against the median and MAD above 6).\n\n"
-            "Exit status: 0 no deviation or outlier, 1 some, 2 usage error or unreadable.",
+            "outlier along depth (robust z-score against the median and MAD above 6). Tensors whose\n"
+            "bytes cannot be read (a truncated file) are named in a warning on stderr (--json: each\n"
+            "repeat's \"unreadable\"); their profile values are missing.\n\n"
+            "Exit status: 0 no deviation or outlier, 1 some (or, with --stats, a tensor that cannot be\n"
+            "read), 2 usage error or unreadable path.",
     .options = kLayersOptions,
     .run = runLayers,
 };

@@ -5,6 +5,7 @@
 
 #include "core/concurrency/parallel.h"
 #include "core/io/busguard.h"
+#include "core/io/readability.h"
 #include "core/io/scannedpages.h"
 #include "core/quant/quantanalyzer.h"
 #include "core/text/textformat.h"
@@ -196,18 +197,6 @@ bool findDuplicates(const Checkpoint &checkpoint, std::vector<AuditEntry> &entri
     return true;
 }
 
-// Why analyzeTensors skipped a tensor, for the summary (the same tests as fullyReadable).
-std::string unreadableReason(const Checkpoint &checkpoint, const Checkpoint::Tensor &t)
-{
-    const SafetensorsFile *file = checkpoint.fileOf(t);
-    if (!file)
-        return "its shard cannot be read";
-    const auto expected = t.info->expectedBytes();
-    if (!expected || *expected != t.info->byteLength())
-        return "its shape and dtype do not match its byte range";
-    return "its bytes end past the end of the file";
-}
-
 } // namespace
 
 bool AuditEntry::has(AuditFlag::Kind kind) const
@@ -245,11 +234,13 @@ std::string AuditSummary::text() const
     add(unreadable, "unreadable", "unreadable");
     if (unreadable && !firstUnreadable.empty())
         parts.back() += " (" + firstUnreadable + (unreadable > 1 ? ", and others)" : ")");
-    std::string out;
+    // An invalid file first: no tensor of it can be trusted, whatever its values say.
+    std::string out = valid ? std::string() : "invalid: " + invalidReason + "; ";
     if (parts.empty()) {
-        out = "No findings in " + formatCount(tensors) + (tensors == 1 ? " tensor" : " tensors");
+        out += std::string(valid ? "No findings" : "no other findings") + " in " + formatCount(tensors)
+            + (tensors == 1 ? " tensor" : " tensors");
     } else {
-        out = parts[0];
+        out += parts[0];
         for (std::size_t i = 1; i < parts.size(); ++i)
             out += ", " + parts[i];
     }
@@ -281,7 +272,13 @@ AuditSummary summarizeAudit(const Checkpoint &checkpoint, const std::vector<Audi
 {
     const auto &tensors = checkpoint.tensors();
     AuditSummary s;
-    s.tensors = entries.size();
+    s.tensors = entries.size() + checkpoint.absentTensors().size();
+    s.valid = checkpoint.valid();
+    if (const Diagnostic *error = s.valid ? nullptr : checkpoint.firstError()) {
+        s.invalidReason = diagnosticLine(*error);
+        if (const std::size_t problems = checkpoint.problemCount(); problems > 1)
+            s.invalidReason += " (" + formatCount(problems) + " problems in all)";
+    }
     for (const auto &entry : entries) {
         const TensorStats &st = entry.analysis.stats;
         s.elements += st.count;
@@ -302,6 +299,12 @@ AuditSummary summarizeAudit(const Checkpoint &checkpoint, const std::vector<Audi
                 s.expectedReasons |= 1u << static_cast<unsigned>(flag.expected);
             }
         }
+    }
+    // Listed by the index, held by no shard: unreadable as surely as bytes past the end.
+    for (const auto &absent : checkpoint.absentTensors()) {
+        ++s.unreadable;
+        if (s.firstUnreadable.empty())
+            s.firstUnreadable = quotedName(absent.name) + ": " + checkpoint.absentReason(absent);
     }
     return s;
 }

@@ -67,11 +67,15 @@ struct AuditEntry {
 };
 
 struct AuditSummary {
-    std::size_t tensors = 0;
+    std::size_t tensors = 0; // entries, and the tensors an index lists that no shard holds
+    // What `check` says of the checkpoint: an invalid one is a finding of its own (none of its
+    // tensors can be trusted), its first problem as diagnosticLine words it.
+    bool valid = true;
+    std::string invalidReason; // "header-length (InvalidHeaderLength) at byte 0: …"
     std::uint64_t elements = 0;
     std::uint64_t bytes = 0;
     std::size_t withNan = 0, withInf = 0, allZero = 0, constant = 0, withOutliers = 0, duplicates = 0,
-                unreadable = 0;
+                unreadable = 0; // tensors whose bytes cannot be read, listed tensors no shard holds
     std::string firstUnreadable; // quotedName(NAME) + ": reason" of the first unreadable tensor
     // Flags not counted above: expected in a normal model, or ignored by the user; and which
     // reasons occurred (bit i for AuditExpectation(i)).
@@ -80,9 +84,13 @@ struct AuditSummary {
 
     // The findings: "2 tensors with NaN, 1 all-zero, 1 duplicate pair", or "No findings in
     // 20,000 tensors"; unreadable tensors are named with the reason of the first ("1 unreadable
-    // ("w": its bytes end past the end of the file)"); flags not counted are said so ("; 16
-    // expected, not counted: BatchNorm counters"). Counts with thousands separators.
+    // ("w": bytes 78–86 lie past the end of the file (file is 78 bytes))"); an invalid file
+    // starts with its verdict ("invalid: coverage (MetadataIncompleteBuffer) at byte 78: …; "
+    // then the findings, or "no other findings in 3 tensors"); flags not counted are said so
+    // ("; 16 expected, not counted: BatchNorm counters"). Counts with thousands separators.
     std::string text() const;
+    // What makes `audit` exit 1: NaN, Inf, unreadable tensors, or an invalid file.
+    bool failed() const { return withNan || withInf || unreadable || !valid; }
     // What was audited: "8 tensors, 27 values, 108 B", without the tensor count when text()
     // has it already ("1,234,567 values, 2.3 GiB").
     std::string scope() const;
@@ -98,7 +106,8 @@ struct AuditResult {
 };
 
 // The summary of an audit's entries, counting only flags that are not expected (call again
-// after changing which flags are expected).
+// after changing which flags are expected), with the checkpoint's validity and the tensors its
+// index lists that no shard holds (Checkpoint::absentTensors), counted as unreadable.
 AuditSummary summarizeAudit(const Checkpoint &checkpoint, const std::vector<AuditEntry> &entries);
 
 // The audit's scan of some tensors (indices into Checkpoint::tensors()): statistics and histogram

@@ -1,6 +1,7 @@
 #include "core/audit/auditreport.h"
 
 #include "core/audit/auditflags.h"
+#include "core/io/readability.h"
 #include "core/text/textformat.h"
 
 #include <charconv>
@@ -52,6 +53,11 @@ std::string auditFlagsText(const Checkpoint &checkpoint, const AuditResult &audi
     return out;
 }
 
+std::string auditAbsentFlagsText(const Checkpoint &checkpoint, const Checkpoint::AbsentTensor &absent)
+{
+    return auditFlagLabel({ AuditFlag::Kind::Unreadable }) + ": " + checkpoint.absentReason(absent);
+}
+
 std::string formatValue(double value)
 {
     if (std::isnan(value))
@@ -73,6 +79,10 @@ Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit, const std
 {
     Json j;
     j["file"] = checkpoint.path();
+    // As `check --json` says it: an invalid checkpoint's tensors cannot be trusted.
+    j["valid"] = audit.summary.valid;
+    const Diagnostic *error = audit.summary.valid ? nullptr : checkpoint.firstError();
+    j["error"] = error ? diagnosticJson(*error) : Json();
     if (rows)
         j["shown"] = { { "tensors", rows->size() }, { "of", audit.entries.size() }, { "scope", scope } };
     Json tensors = Json::array();
@@ -125,14 +135,34 @@ Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit, const std
                                   audit.entries[static_cast<std::size_t>(entry.duplicateOf)])
                                                                 .name)
                                                      : Json();
+        if (!entry.readable)
+            row["unreadable"] = unreadableReason(checkpoint, t);
+        tensors.push_back(std::move(row));
+    }
+    // What the index lists and no shard holds: no dtype, shape or values, only why.
+    for (const auto &absent :
+        rows ? std::span<const Checkpoint::AbsentTensor>() : checkpoint.absentTensors()) {
+        Json row;
+        row["name"] = absent.name;
+        row["dtype"] = nullptr;
+        row["shape"] = nullptr;
+        row["shard"] = checkpoint.index()->shards[absent.indexShard];
+        row["count"] = 0;
+        for (const char *key : { "nan", "pos_inf", "neg_inf", "zeros" })
+            row[key] = 0;
+        for (const char *key : { "min", "max", "mean", "std", "abs_max", "histogram" })
+            row[key] = nullptr;
+        row["flags"] = { auditFlagId({ AuditFlag::Kind::Unreadable }) };
+        row["duplicate_of"] = nullptr;
+        row["unreadable"] = checkpoint.absentReason(absent);
         tensors.push_back(std::move(row));
     }
     j["tensors"] = std::move(tensors);
     const AuditSummary &s = audit.summary;
-    j["summary"] = { { "tensors", s.tensors }, { "elements", s.elements }, { "bytes", s.bytes },
-        { "nan", s.withNan }, { "inf", s.withInf }, { "all_zero", s.allZero }, { "constant", s.constant },
-        { "outlier", s.withOutliers }, { "duplicate", s.duplicates }, { "unreadable", s.unreadable },
-        { "expected", s.expected }, { "text", s.text() } };
+    j["summary"] = { { "valid", s.valid }, { "tensors", s.tensors }, { "elements", s.elements },
+        { "bytes", s.bytes }, { "nan", s.withNan }, { "inf", s.withInf }, { "all_zero", s.allZero },
+        { "constant", s.constant }, { "outlier", s.withOutliers }, { "duplicate", s.duplicates },
+        { "unreadable", s.unreadable }, { "expected", s.expected }, { "text", s.text() } };
     return j;
 }
 
@@ -167,6 +197,9 @@ std::string auditMarkdown(const Checkpoint &checkpoint, const AuditResult &audit
             + " | " + std::to_string(s.zeros) + " | " + cell(auditFlagsText(checkpoint, audit, entry))
             + " |\n";
     }
+    for (const auto &absent : rows ? std::span<const Checkpoint::AbsentTensor>() : checkpoint.absentTensors())
+        out += "| `" + cell(printable(absent.name)) + "` | - | - | | | | | | | | "
+            + cell(auditAbsentFlagsText(checkpoint, absent)) + " |\n";
     return out;
 }
 

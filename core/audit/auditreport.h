@@ -17,8 +17,11 @@ struct AuditRowLabel {
 };
 AuditRowLabel auditRowLabel(const Checkpoint &checkpoint, const AuditResult &audit, const AuditEntry &entry);
 
-// `audit --json`: {"file", "tensors": [...], "summary": {...}}; NaN and infinite statistics are
-// null (JSON has no NaN); "histogram" is null when all finite values are equal. A dequantized
+// `audit --json`: {"file", "valid", "error", "tensors": [...], "summary": {...}}: "valid" and
+// "error" (null, or the first problem as `check --json` gives it) say whether the checkpoint is
+// one the reference accepts. NaN and infinite statistics are null (JSON has no NaN);
+// "histogram" is null when all finite values are equal. An unreadable row has "unreadable": why;
+// a tensor the index lists and no shard holds comes last, with null dtype and shape. A dequantized
 // weight's row has its logical name and shape, "scheme", "bits" and "codes" (the tensor read);
 // a companion's row has "companion_of" and no "scheme".
 Json auditJson(const Checkpoint &checkpoint, const AuditResult &audit);
@@ -38,6 +41,9 @@ std::string auditFlagId(const AuditFlag &flag);
 // The flags as a person reads them (auditflags.h's labels), expected ones said so: "NaN values,
 // duplicate of model.embed.weight (expected: tied embeddings)".
 std::string auditFlagsText(const Checkpoint &checkpoint, const AuditResult &audit, const AuditEntry &entry);
+// The flags of a tensor the index lists and no shard holds, with why: "unreadable bytes: shard
+// "x" cannot be read: No such file or directory".
+std::string auditAbsentFlagsText(const Checkpoint &checkpoint, const Checkpoint::AbsentTensor &absent);
 // A number as the reports print it: shortest round-trip digits, "nan", "inf".
 std::string formatValue(double value);
 

@@ -50,8 +50,23 @@ std::string_view statusText(PairStatus status)
         return "only in A";
     case PairStatus::OnlyInB:
         return "only in B";
+    case PairStatus::Unreadable:
+        return "unreadable";
     }
     return "";
+}
+
+std::string unreadableSidesText(const Checkpoint &a, const Checkpoint &b, const TensorPair &pair)
+{
+    if (pair.readable)
+        return {};
+    std::string out;
+    for (const bool sideA : { true, false }) {
+        const std::string why = sideUnreadableReason(sideA ? a : b, pair, sideA);
+        if (!why.empty())
+            out += std::string(out.empty() ? "" : "; ") + (sideA ? "in A: " : "in B: ") + why;
+    }
+    return out;
 }
 
 std::string tolerancesText(const CompareOptions &options)
@@ -64,7 +79,8 @@ std::string tolerancesText(const CompareOptions &options)
 
 std::string comparisonSummaryText(const Comparison &comparison, bool tolerances)
 {
-    static const PairStatus order[] = { PairStatus::Changed, PairStatus::DTypeChanged,
+    // Unreadable first: nothing is known about those, the others are known differences.
+    static const PairStatus order[] = { PairStatus::Unreadable, PairStatus::Changed, PairStatus::DTypeChanged,
         PairStatus::ShapeChanged, PairStatus::OnlyInA, PairStatus::OnlyInB, PairStatus::Identical };
     std::size_t within = 0;
     for (const auto &pair : comparison.pairs)
@@ -129,8 +145,15 @@ Json comparisonJson(
                 { "max_abs_diff", "argmax", "mean_abs_diff", "rel_l2", "cosine", "n_different" })
                 row[key] = nullptr;
         }
-        if (!pair.readable)
+        if (!pair.readable) {
             row["readable"] = false;
+            Json why = Json::object();
+            for (const bool sideA : { true, false }) {
+                const std::string reason = sideUnreadableReason(sideA ? a : b, pair, sideA);
+                why[sideA ? "a" : "b"] = reason.empty() ? Json() : Json(reason);
+            }
+            row["unreadable"] = std::move(why);
+        }
         if (withinTolerance(pair, options.tolerances))
             row["within_tolerance"] = true;
         tensors.push_back(std::move(row));
@@ -175,6 +198,15 @@ std::string comparisonMarkdown(
             + (located ? std::to_string(m->argmax) : std::string()) + " | " + metric(m ? m->meanAbsDiff : 0)
             + " | " + metric(m ? m->relL2 : 0) + " | " + metric(m ? m->cosine : 0) + " | "
             + (m ? formatCount(m->different) : std::string()) + " |\n";
+    }
+    bool unreadableHeading = false;
+    for (const auto &pair : comparison.pairs) {
+        if (pair.readable)
+            continue;
+        if (!unreadableHeading)
+            out += "\n## Unreadable\n\n";
+        unreadableHeading = true;
+        out += "- `" + printable(pair.name) + "` " + unreadableSidesText(a, b, pair) + "\n";
     }
     if (!comparison.metadata.added.empty() || !comparison.metadata.removed.empty()
         || !comparison.metadata.changed.empty()) {

@@ -9,7 +9,8 @@ namespace stb {
 
 // `diff --json`: {"a","b","tolerances","tensors":[...every pair...],"metadata":{"added","removed",
 // "changed"},"summary":{status: count, "within_tolerance"}, "equivalent"}; metrics a status does not
-// define are null, and "argmax" when no element differs. `options` are the tolerances the
+// define are null, and "argmax" when no element differs. An unreadable pair has "readable": false
+// and "unreadable": {"a": why or null, "b": why or null}. `options` are the tolerances the
 // comparison ran with: "tolerances" is {"atol","rtol"}, or null when bytes were compared; a
 // changed pair within them has "within_tolerance": true.
 Json comparisonJson(
@@ -18,9 +19,13 @@ Json comparisonJson(
 // tolerances stated and changes within them said so.
 std::string comparisonMarkdown(
     const Checkpoint &a, const Checkpoint &b, const Comparison &comparison, const CompareOptions &options = {});
-// "identical", "changed", "dtype changed", "shape changed", "only in A", "only in B": a status as
-// people read it (statusName is the identifier).
+// "identical", "changed", "dtype changed", "shape changed", "only in A", "only in B",
+// "unreadable": a status as people read it (statusName is the identifier).
 std::string_view statusText(PairStatus status);
+// Which side of an unreadable pair could not be read, and why (sideUnreadableReason): "in B:
+// bytes 78–86 lie past the end of the file (file is 78 bytes)", "in A: …; in B: …". Empty for
+// a readable pair. `a` and `b` are the checkpoints compared.
+std::string unreadableSidesText(const Checkpoint &a, const Checkpoint &b, const TensorPair &pair);
 // "atol 0.001, rtol 0 (|a − b| ≤ atol + rtol·|b| counts as equal)", or "none: every byte compared"
 std::string tolerancesText(const CompareOptions &options);
 // One side of a pair for a table: "BF16 [4096, 4096]", "gptq [4096, 4096]", "-" when absent.

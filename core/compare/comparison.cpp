@@ -6,6 +6,7 @@
 #include "core/concurrency/parallel.h"
 #include "core/format/decodebatch.h"
 #include "core/io/busguard.h"
+#include "core/io/readability.h"
 #include "core/io/scannedpages.h"
 #include "core/quant/dequantizer.h"
 #include "core/stats/kernels/valuescan.h"
@@ -253,9 +254,19 @@ private:
 
 std::string_view statusName(PairStatus status)
 {
-    static constexpr std::string_view names[]
-        = { "identical", "changed", "dtype_changed", "shape_changed", "only_in_a", "only_in_b" };
+    static constexpr std::string_view names[] = { "identical", "changed", "dtype_changed", "shape_changed",
+        "only_in_a", "only_in_b", "unreadable" };
+    static_assert(std::size(names) == kPairStatusCount);
     return names[static_cast<std::size_t>(status)];
+}
+
+std::string sideUnreadableReason(const Checkpoint &checkpoint, const TensorPair &pair, bool sideA)
+{
+    if (const Checkpoint::Tensor *t = sideA ? pair.a : pair.b)
+        return unreadableReason(checkpoint, *t);
+    const std::ptrdiff_t absent = sideA ? pair.absentA : pair.absentB;
+    return absent >= 0 ? checkpoint.absentReason(checkpoint.absentTensors()[static_cast<std::size_t>(absent)])
+                       : std::string();
 }
 
 std::optional<PairSide> pairSide(const Comparison &comparison, const TensorPair &pair, bool sideA)
@@ -292,6 +303,37 @@ std::map<std::string, std::string> checkpointMetadata(const Checkpoint &checkpoi
 
 namespace {
 
+// The names an index lists but no shard holds (Checkpoint::absentTensors) join the pairs as
+// unreadable on their side: a name of the other side stays paired with them, so a model with a
+// missing shard is not reported as tensors removed.
+void addAbsent(const Checkpoint &a, const Checkpoint &b, std::vector<TensorPair> &pairs)
+{
+    if (a.absentTensors().empty() && b.absentTensors().empty())
+        return;
+    // Room for every new pair first: the views of the pairs' names must not move.
+    pairs.reserve(pairs.size() + a.absentTensors().size() + b.absentTensors().size());
+    std::unordered_map<std::string_view, std::size_t> byName;
+    for (std::size_t p = 0; p < pairs.size(); ++p)
+        byName.emplace(pairs[p].name, p);
+    for (const bool sideA : { true, false }) {
+        const auto &absent = (sideA ? a : b).absentTensors();
+        for (std::size_t i = 0; i < absent.size(); ++i) {
+            auto [it, added] = byName.emplace(absent[i].name, pairs.size());
+            if (added) {
+                TensorPair pair;
+                pair.name = std::string(absent[i].name);
+                pairs.push_back(std::move(pair));
+            }
+            TensorPair &pair = pairs[it->second];
+            if (sideA ? pair.a : pair.b)
+                continue; // a quantized weight's logical name that an index also lists: kept
+            (sideA ? pair.absentA : pair.absentB) = static_cast<std::ptrdiff_t>(i);
+            pair.status = PairStatus::Unreadable;
+            pair.readable = false;
+        }
+    }
+}
+
 // Every tensor of either side, paired by name and sorted by it; a pair of both is Identical until
 // its bytes say otherwise.
 // A decodable quantized weight is paired under its logical name.
@@ -316,6 +358,7 @@ std::vector<TensorPair> pairByName(const QuantSide &a, const QuantSide &b)
     for (const auto &[name, t] : inB)
         pairs.push_back(
             { std::string(name), nullptr, t, PairStatus::OnlyInB, std::nullopt, true, -1, b.weight(*t) });
+    addAbsent(a.checkpoint, b.checkpoint, pairs);
     std::sort(pairs.begin(), pairs.end(), [](const auto &x, const auto &y) { return x.name < y.name; });
     return pairs;
 }
@@ -350,6 +393,7 @@ ReadPlan classifyPairs(const QuantSide &a, const QuantSide &b, std::vector<Tenso
             continue;
         const auto located = pairData(a.checkpoint, b.checkpoint, pair, qa, qb);
         if (!located) {
+            pair.status = PairStatus::Unreadable;
             pair.readable = false;
             continue;
         }

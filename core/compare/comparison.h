@@ -16,9 +16,20 @@
 
 namespace stb {
 
-enum class PairStatus : std::uint8_t { Identical, Changed, DTypeChanged, ShapeChanged, OnlyInA, OnlyInB };
-inline constexpr std::size_t kPairStatusCount = 6;
-// "identical", "changed", "dtype_changed", "shape_changed", "only_in_a", "only_in_b"
+// Unreadable: a name on both sides (or listed by an index whose shard is missing) whose values
+// had to be read to say more and could not be: bytes past the end of a file, a shard missing.
+// Never identical: nothing is known about its values.
+enum class PairStatus : std::uint8_t {
+    Identical,
+    Changed,
+    DTypeChanged,
+    ShapeChanged,
+    OnlyInA,
+    OnlyInB,
+    Unreadable
+};
+inline constexpr std::size_t kPairStatusCount = 7;
+// "identical", "changed", "dtype_changed", "shape_changed", "only_in_a", "only_in_b", "unreadable"
 std::string_view statusName(PairStatus status);
 
 // Value differences between two tensors of equal shape, over the elements finite on both sides.
@@ -40,11 +51,14 @@ struct TensorPair {
     const Checkpoint::Tensor *b = nullptr; // null for only_in_a
     PairStatus status = PairStatus::Identical;
     std::optional<DiffMetrics> metrics; // changed, and dtype_changed with equal shapes
-    bool readable = true; // false when either side's bytes are not all in its file
+    bool readable = true; // false exactly when status is Unreadable
     // Index into Comparison::quantA / quantB weights() when that side is a quantized weight
     // compared on its dequantized values (its scheme stands for its dtype, its logical shape for
     // its shape); -1 otherwise.
     std::ptrdiff_t weightA = -1, weightB = -1;
+    // Index into that side's Checkpoint::absentTensors() when its index lists the name but no
+    // shard holds it (the side's tensor is then null); -1 otherwise.
+    std::ptrdiff_t absentA = -1, absentB = -1;
 };
 
 // Changed, but judged by values (`tolerances`: atol/rtol were given) and every element within
@@ -94,6 +108,11 @@ struct CompareOptions {
 std::optional<Comparison> compareCheckpoints(const Checkpoint &a, const Checkpoint &b,
     const CompareOptions &options, std::stop_token stop = {},
     const ProgressFn &progress = {});
+
+// Why one side of an unreadable pair cannot be read (unreadableReason, or the absent tensor's
+// Checkpoint::absentReason); empty when that side is readable or absent from its checkpoint.
+// `checkpoint` is that side's.
+std::string sideUnreadableReason(const Checkpoint &checkpoint, const TensorPair &pair, bool sideA);
 
 // `__metadata__` pairs of a checkpoint (every shard's, first one wins on a repeated key).
 std::map<std::string, std::string> checkpointMetadata(const Checkpoint &checkpoint);

@@ -101,6 +101,7 @@ void Checkpoint::openShards(const std::string &folder, const ProgressFn &progres
             firstEntry[entry.shard] = &entry;
     }
     m_shardOfIndexShard.assign(count, std::string::npos);
+    m_shardErrors.assign(count, {});
     std::vector<std::uint32_t> plain; // index shard numbers to open
     for (std::uint32_t i = 0; i < count; ++i) {
         const ShardIndex::Entry &entry = *firstEntry[i];
@@ -130,6 +131,8 @@ void Checkpoint::openShards(const std::string &folder, const ProgressFn &progres
     for (std::size_t s = 0; s < plain.size(); ++s) {
         const std::string &name = m_index.shards[plain[s]];
         const ShardIndex::Entry &entry = *firstEntry[plain[s]];
+        if (!files[s])
+            m_shardErrors[plain[s]] = errors[s];
         if (!files[s])
             m_diagnostics.add(diagnose(Rule::IndexMissingShard,
                                        "shard " + quotedName(name) + " cannot be read: " + errors[s], entry.offset,
@@ -215,10 +218,12 @@ void Checkpoint::checkListedTensors(const IndexListing &listed, const TensorLoca
             continue;
         const ShardIndex::Entry &entry = entries[i];
         const std::size_t shard = m_shardOfIndexShard[entry.shard];
-        if (shard == std::string::npos || !m_shards[shard])
-            continue; // the shard itself is reported
         const std::string_view name = m_index.tensor(entry);
         const auto found = foundIn.find(name);
+        if (found == foundIn.end())
+            m_absent.push_back({ name, entry.shard });
+        if (shard == std::string::npos || !m_shards[shard])
+            continue; // the shard itself is reported
         if (found == foundIn.end())
             m_diagnostics.add(diagnose(Rule::IndexMissingTensor,
                                        "tensor " + quotedName(name) + " is listed in shard "
@@ -263,6 +268,20 @@ void Checkpoint::checkTotalSize()
             "metadata.total_size is " + formatCount(*m_index.totalSize) + " but the shards' tensors hold "
                 + formatCount(sum) + " bytes",
             0));
+}
+
+std::string Checkpoint::absentReason(const AbsentTensor &tensor) const
+{
+    const std::string &name = m_index.shards[tensor.indexShard];
+    const std::size_t shard = m_shardOfIndexShard[tensor.indexShard];
+    if (shard == std::string::npos)
+        return "shard name " + quotedName(name) + " is refused (not a plain file name next to the index)";
+    if (!m_shards[shard])
+        return "shard " + quotedName(name) + " cannot be read: " + m_shardErrors[tensor.indexShard];
+    if (const Diagnostic *verdict = m_shards[shard]->header().verdict())
+        return "shard " + quotedName(name)
+            + " does not hold it (the shard is invalid: " + std::string(verdict->id()) + ")";
+    return "shard " + quotedName(name) + " does not hold it";
 }
 
 bool Checkpoint::valid() const

@@ -22,6 +22,13 @@ public:
         const TensorInfo *info; // owned by shards()[shard]'s header
         std::size_t shard;
     };
+    // A tensor the index lists (by the weight_map entry that counts) that no opened shard holds:
+    // its shard is missing, refused or unreadable, or does not have it. It has no entry in
+    // tensors(), and no dtype or shape; reports name it as unreadable rather than forget it.
+    struct AbsentTensor {
+        std::string_view name; // in index()->names
+        std::uint32_t indexShard = 0; // into index()->shards
+    };
 
     // nullptr and a reason when the path cannot be read at all. An index is recognised by its
     // name ending in ".index.json"; its shards are opened from the index's folder. Broken shards
@@ -54,6 +61,11 @@ public:
     std::uint64_t totalTensorBytes() const;
     std::uint64_t totalFileBytes() const;
     const SafetensorsFile *fileOf(const Tensor &tensor) const { return m_shards[tensor.shard].get(); }
+    // Listed by the index, held by no shard; in index file order. Empty for a single file.
+    const std::vector<AbsentTensor> &absentTensors() const { return m_absent; }
+    // Why an absent tensor cannot be read: "shard \"x\" cannot be read: No such file or
+    // directory", "shard name \"../x\" is refused", "shard \"x\" does not hold it".
+    std::string absentReason(const AbsentTensor &tensor) const;
 
 private:
     Checkpoint() = default;
@@ -84,7 +96,9 @@ private:
     std::vector<std::string> m_shardNames;
     std::vector<std::string> m_shardTargets;
     std::vector<std::size_t> m_shardOfIndexShard; // ShardIndex::shards -> m_shards (npos: refused)
+    std::vector<std::string> m_shardErrors; // per ShardIndex::shards: why it could not be opened
     std::vector<Tensor> m_tensors;
+    std::vector<AbsentTensor> m_absent;
     DiagnosticList m_diagnostics;
 };
 

@@ -31,6 +31,18 @@ double finiteMedian(std::span<const double> values)
     return finite.empty() ? NAN : median(std::move(finite));
 }
 
+// RepeatProfile::unreadable of a profile and the profiles inside it.
+void markUnreadable(const Repeat &repeat, RepeatProfile &profile, const std::vector<bool> &unreadable)
+{
+    for (std::size_t position = 0; position < repeat.table.size(); ++position) {
+        const std::size_t tensor = repeat.table[position];
+        if (tensor != kNoTensor && tensor < unreadable.size() && unreadable[tensor])
+            profile.unreadable.push_back(position);
+    }
+    for (std::size_t i = 0; i < repeat.repeats.size(); ++i)
+        markUnreadable(repeat.repeats[i], profile.repeats[i], unreadable);
+}
+
 void collectTensors(const Repeat &repeat, std::vector<std::size_t> &out)
 {
     for (std::size_t tensor : repeat.table) {
@@ -172,16 +184,21 @@ std::optional<std::vector<RepeatProfile>> profileRepeats(const Checkpoint &check
     const auto analyses = analyzeTensors(checkpoint, scan, options, stop, progress);
     if (!analyses)
         return std::nullopt;
+    std::vector<bool> unreadable(known.size());
     for (std::size_t k = 0; k < scan.size(); ++k) {
         if ((*analyses)[k])
             known[scan[k]] = &(*analyses)[k]->stats;
+        else
+            unreadable[scan[k]] = true;
     }
 
     std::vector<RepeatProfile> profiles;
     const StatsLookup lookup
         = [&](std::size_t tensor) { return tensor < known.size() ? known[tensor] : nullptr; };
-    for (const auto &repeat : repeats)
+    for (const auto &repeat : repeats) {
         profiles.push_back(profileRepeat(repeat, lookup));
+        markUnreadable(repeat, profiles.back(), unreadable);
+    }
     return profiles;
 }
 

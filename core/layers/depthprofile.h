@@ -45,6 +45,10 @@ struct DepthOutlier {
 struct RepeatProfile {
     std::vector<std::array<DepthSeries, kDepthStatCount>> roles; // indexed like Repeat::roles
     std::vector<DepthOutlier> outliers; // by role, statistic, row, column
+    // This repeat's tensors (not those of the repeats inside it) that have no values because
+    // their bytes are not all in their file: positions in Repeat::table, ascending. Their
+    // series entries are NaN, like a missing block's; this says why.
+    std::vector<std::size_t> unreadable;
     std::vector<RepeatProfile> repeats;
 };
 
@@ -67,7 +71,8 @@ RepeatProfile profileRepeat(const Repeat &repeat, const StatsLookup &stats);
 // Profiles of repeats of a checkpoint (tensor numbers index Checkpoint::tensors()): statistics
 // from `cached` where it knows them, the rest scanned once with the audit's machinery
 // (analyzeTensors: all threads, progress in bytes of the scanned tensors), so a profile costs
-// at most one audit. A tensor not wholly in its file has no values. nullopt when stopped or when
+// at most one audit. A tensor not wholly in its file has no values (RepeatProfile::unreadable
+// lists it). nullopt when stopped or when
 // a file vanished under the scan. Thread-safe; runs on the calling thread and the pool.
 std::optional<std::vector<RepeatProfile>> profileRepeats(const Checkpoint &checkpoint,
     std::span<const Repeat> repeats, const AnalysisOptions &options, std::stop_token stop = {},

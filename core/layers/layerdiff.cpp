@@ -50,10 +50,23 @@ double diffMetricValue(DiffMetric metric, const TensorPair &pair)
 LayerDiff diffByLayer(const Comparison &comparison)
 {
     // Either side's entry names the pair; shapes and dtypes come from A where it has the tensor.
+    // A name only an index lists (a shard missing on both sides) has neither: its name alone
+    // keeps its place in the repeats.
     std::vector<const TensorInfo *> infos;
     infos.reserve(comparison.pairs.size());
+    std::size_t nameless = 0;
     for (const auto &pair : comparison.pairs)
-        infos.push_back(pair.a ? pair.a->info : pair.b->info);
+        nameless += !pair.a && !pair.b;
+    std::vector<TensorInfo> namesOnly;
+    namesOnly.reserve(nameless); // no reallocation: infos point into it
+    for (const auto &pair : comparison.pairs) {
+        if (pair.a || pair.b) {
+            infos.push_back(pair.a ? pair.a->info : pair.b->info);
+            continue;
+        }
+        namesOnly.emplace_back().name = pair.name;
+        infos.push_back(&namesOnly.back());
+    }
     LayerDiff result;
     result.repeats = detectRepeats(infos);
     for (const auto &repeat : result.repeats)

@@ -87,6 +87,11 @@ Json repeatJson(const Repeat &repeat, const RepeatProfile *profile)
             outliers.push_back(std::move(row));
         }
         j["outliers"] = std::move(outliers);
+        // Blocks whose values could not be read: their profile entries are null for that reason.
+        Json unreadable = Json::array();
+        for (std::size_t position : profile->unreadable)
+            unreadable.push_back(repeat.tensorName(position));
+        j["unreadable"] = std::move(unreadable);
     }
     if (!repeat.repeats.empty()) {
         Json inner = Json::array();

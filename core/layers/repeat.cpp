@@ -56,4 +56,10 @@ std::string Repeat::blockName(std::size_t row, std::size_t column) const
     return outerPrefix + "." + std::to_string(outerIndices[row]) + "." + innerPath + "." + index;
 }
 
+std::string Repeat::tensorName(std::size_t position) const
+{
+    const std::size_t role = position % roles.size(), block = position / roles.size();
+    return blockName(block / indices.size(), block % indices.size()) + "." + roles[role].name;
+}
+
 } // namespace stb

@@ -73,6 +73,8 @@ struct Repeat {
     std::string outerPrefix, innerPath;
     // The dotted name of a block: "model.layers.5", "model.layers.5.mlp.experts.17".
     std::string blockName(std::size_t row, std::size_t column) const;
+    // The whole name of the tensor at a position of `table`: its block's name and its role's.
+    std::string tensorName(std::size_t position) const;
 };
 
 } // namespace stb

@@ -5,9 +5,10 @@
 #include "tests/support/inspectprocess.h"
 #include "tests/support/testfiles.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QFileInfo>
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
@@ -95,6 +96,10 @@ private slots:
         QTest::newRow("version") << QStringList{u"--version"_s} << 0;
         QTest::newRow("info valid") << QStringList{u"info"_s, u"VALID"_s} << 0;
         QTest::newRow("info invalid") << QStringList{u"info"_s, u"INVALID"_s} << 1;
+        // No tensor of a file the reference rejects can be trusted, even where its bytes read.
+        QTest::newRow("audit valid") << QStringList { u"audit"_s, u"VALID"_s } << 0;
+        QTest::newRow("audit invalid") << QStringList { u"audit"_s, u"INVALID"_s } << 1;
+        QTest::newRow("audit --json invalid") << QStringList { u"audit"_s, u"--json"_s, u"INVALID"_s } << 1;
     }
     void exitCodes()
     {
@@ -378,6 +383,168 @@ private slots:
         QCOMPARE(w[u"argmax"_s].toInt(), 1);
         QCOMPARE(w[u"n_different"_s].toInt(), 1);
         QVERIFY(std::fabs(w[u"max_abs_diff"_s].toDouble() - 0.001) < 1e-6);
+    }
+
+    // A tensor that cannot be read on a side is "unreadable" (never identical): a line names it,
+    // the side and why, the summary counts it apart, and diff exits 1.
+    void diffUnreadable_data()
+    {
+        QTest::addColumn<QString>(
+            "a"); // "file", "truncated", or an index: "index" / "index-truncated" / "index-missing"
+        QTest::addColumn<QString>("b");
+        QTest::addColumn<QString>("line");
+        const QString past
+            = u"w: unreadable in B: bytes 132\u2013140 lie past the end of the file (file is 132 bytes)"_s;
+        QTest::newRow("B truncated") << u"file"_s << u"truncated"_s << past;
+        QTest::newRow("both truncated") << u"truncated"_s << u"truncated"_s
+                                        << u"w: unreadable in A: bytes 132\u2013140 lie past the end of the "
+                                           u"file (file is 132 bytes); in B: bytes "
+                                           "132\u2013140 lie past the end of the file (file is 132 bytes)"_s;
+        QTest::newRow("a shard truncated")
+            << u"index"_s << u"index-truncated"_s
+            << u"w: unreadable in B: bytes 72\u201380 lie past the end of shard \"w-cut.safetensors\" (72 bytes)"_s;
+        QTest::newRow("a shard missing")
+            << u"index"_s << u"index-missing"_s
+            << u"w: unreadable in B: shard \"gone.safetensors\" cannot be read: No such file or directory"_s;
+    }
+    void diffUnreadable()
+    {
+        QFETCH(QString, a);
+        QFETCH(QString, b);
+        QFETCH(QString, line);
+        std::string error;
+        const std::vector<TensorSpec> specs = { { "a", DType::F32, { 1 } }, { "w", DType::F32, { 4 } } };
+        const std::vector<std::vector<std::byte>> data
+            = { std::vector<std::byte>(4), std::vector<std::byte>(16) };
+        QVERIFY(writeFile(path(u"u.safetensors"_s).toStdString(), specs, data, {}, error));
+        QVERIFY(QFile::copy(path(u"u.safetensors"_s), path(u"u-cut.safetensors"_s))
+            || QFile::exists(path(u"u-cut.safetensors"_s)));
+        QVERIFY(QFile::resize(path(u"u-cut.safetensors"_s), QFileInfo(path(u"u.safetensors"_s)).size() - 8));
+        // Shards: "a" alone, "w" alone (whole and cut short), and indexes over them.
+        using Specs = std::vector<TensorSpec>;
+        using Data = std::vector<std::vector<std::byte>>;
+        QVERIFY(writeFile(
+            path(u"a.safetensors"_s).toStdString(), Specs { specs[0] }, Data { data[0] }, {}, error));
+        QVERIFY(writeFile(
+            path(u"w.safetensors"_s).toStdString(), Specs { specs[1] }, Data { data[1] }, {}, error));
+        QVERIFY(writeFile(
+            path(u"w-cut.safetensors"_s).toStdString(), Specs { specs[1] }, Data { data[1] }, {}, error));
+        QVERIFY(QFile::resize(path(u"w-cut.safetensors"_s), QFileInfo(path(u"w.safetensors"_s)).size() - 8));
+        auto index = [&](const QString &name, const char *wShard) {
+            std::ofstream(path(name).toStdString())
+                << "{\"weight_map\":{\"a\":\"a.safetensors\",\"w\":\"" << wShard << "\"}}";
+            return path(name);
+        };
+        auto side = [&](const QString &kind) {
+            if (kind == u"file"_s)
+                return path(u"u.safetensors"_s);
+            if (kind == u"truncated"_s)
+                return path(u"u-cut.safetensors"_s);
+            if (kind == u"index"_s)
+                return index(u"whole.safetensors.index.json"_s, "w.safetensors");
+            if (kind == u"index-truncated"_s)
+                return index(u"cut.safetensors.index.json"_s, "w-cut.safetensors");
+            return index(u"missing.safetensors.index.json"_s, "gone.safetensors");
+        };
+        const QString pathA = side(a), pathB = side(b);
+
+        Run run = inspect({ u"diff"_s, pathA, pathB });
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.out.contains(QRegularExpression(u"\nw +unreadable "_s)), qPrintable(run.out));
+        QVERIFY2(run.out.contains(u'\n' + line + u'\n'), qPrintable(run.out));
+        QVERIFY2(run.out.contains(u"1 unreadable \u00b7 1 identical: not known to be equivalent"_s),
+            qPrintable(run.out));
+
+        run = inspect({ u"diff"_s, u"--json"_s, pathA, pathB });
+        QCOMPARE(run.exitCode, 1);
+        const QJsonObject j = QJsonDocument::fromJson(run.out.toUtf8()).object();
+        QCOMPARE(j[u"summary"_s].toObject()[u"unreadable"_s].toInt(), 1);
+        QCOMPARE(j[u"summary"_s].toObject()[u"identical"_s].toInt(), 1);
+        QCOMPARE(j[u"equivalent"_s].toBool(), false);
+        const QJsonObject w = j[u"tensors"_s].toArray()[1].toObject();
+        QCOMPARE(w[u"name"_s].toString(), u"w"_s);
+        QCOMPARE(w[u"status"_s].toString(), u"unreadable"_s);
+        QCOMPARE(w[u"readable"_s].toBool(true), false);
+        const QString whyB = w[u"unreadable"_s].toObject()[u"b"_s].toString();
+        QVERIFY2(!whyB.isEmpty() && line.contains(whyB), qPrintable(whyB));
+        QCOMPARE(w[u"unreadable"_s].toObject()[u"a"_s].isNull(), !line.contains(u"in A: "_s));
+    }
+
+    // audit never ends in "No findings" when tensors cannot be read or the file is invalid: the
+    // check's verdict starts the summary, listed tensors no shard holds are rows of their own,
+    // JSON says "valid", and the exit status is 1.
+    void auditUnreadableOrInvalid_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("summary"); // in the text summary line
+        QTest::addColumn<QString>("row"); // a line of the table, or empty
+        QTest::addColumn<int>("rows"); // JSON tensors
+        QTest::newRow("a shard missing")
+            << u"missing"_s
+            << u": invalid: index-missing-shard at byte 44: shard \"gone.safetensors\" cannot be read: No "
+               u"such "
+               "file or directory (2 problems in all); 1 unreadable (\"w\": shard \"gone.safetensors\" "
+               "cannot be "
+               "read: No such file or directory) (2 tensors, 1 value, 4 B)\n"_s
+            << u"w     -      -        -    -     -    -    -    -      -  unreadable bytes: shard "
+               "\"gone.safetensors\" cannot be read: No such file or directory"_s
+            << 2;
+        QTest::newRow("header length past the end")
+            << u"header"_s
+            << u": invalid: header-length (InvalidHeaderLength) at byte 0: the header length says the header "
+               u"ends "
+               "at byte 1,008 but the file has only 20 bytes; no other findings in 0 tensors (0 values, 0 B)\n"_s
+            << QString() << 0;
+        QTest::newRow("truncated") << u"truncated"_s
+                                   << u": invalid: coverage (MetadataIncompleteBuffer) at byte"_s << QString()
+                                   << 1;
+        QTest::newRow("valid") << u"valid"_s << u": No findings in 1 tensor (1 value, 4 B)\n"_s << QString()
+                               << 1;
+    }
+    void auditUnreadableOrInvalid()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, summary);
+        QFETCH(QString, row);
+        QFETCH(int, rows);
+        std::string error;
+        using Specs = std::vector<TensorSpec>;
+        using Data = std::vector<std::vector<std::byte>>;
+        const std::vector<std::byte> three { std::byte { 0 }, std::byte { 0 }, std::byte { 0x40 },
+            std::byte { 0x40 } };
+        QString file = path(u"audit-%1.safetensors"_s.arg(kind));
+        if (kind == u"missing"_s) {
+            QVERIFY(writeFile(path(u"audit-a.safetensors"_s).toStdString(),
+                Specs { { "a", DType::F32, { 1 } } }, Data { three }, {}, error));
+            file = path(u"audit.safetensors.index.json"_s);
+            std::ofstream(file.toStdString())
+                << "{\"weight_map\": {\"a\": \"audit-a.safetensors\", \"w\": \"gone.safetensors\"}}";
+        } else if (kind == u"header"_s) {
+            QVERIFY(test::writeBytes(file.toStdString(), test::rawFile("{}          ", 0, 0, 1000)));
+        } else {
+            QVERIFY(writeFile(
+                file.toStdString(), Specs { { "w", DType::F32, { 1 } } }, Data { three }, {}, error));
+            if (kind == u"truncated"_s)
+                QVERIFY(QFile::resize(file, QFileInfo(file).size() - 2));
+        }
+        const bool fine = kind == u"valid"_s;
+
+        const Run text = inspect({ u"audit"_s, file });
+        const Run &run = text;
+        QCOMPARE(run.exitCode, fine ? 0 : 1);
+        QVERIFY2(run.out.contains(u'\n' + file + summary), qPrintable(run.out));
+        QVERIFY2(!run.out.contains(u"No findings"_s) || fine, qPrintable(run.out));
+        if (!row.isEmpty())
+            QVERIFY2(run.out.contains(u'\n' + row + u'\n'), qPrintable(run.out));
+
+        const Run json = inspect({ u"audit"_s, u"--json"_s, file });
+        QCOMPARE(json.exitCode, fine ? 0 : 1);
+        const QJsonObject j = QJsonDocument::fromJson(json.out.toUtf8()).object();
+        QCOMPARE(j[u"valid"_s].toBool(!fine), fine);
+        QCOMPARE(j[u"error"_s].isNull(), fine);
+        QCOMPARE(j[u"summary"_s].toObject()[u"valid"_s].toBool(!fine), fine);
+        QCOMPARE(j[u"tensors"_s].toArray().size(), rows);
+        QVERIFY(text.out.contains(j[u"summary"_s].toObject()[u"text"_s].toString()));
     }
 
 private:

@@ -4,6 +4,8 @@
 #include "tests/support/inspectprocess.h"
 #include "tests/support/testfiles.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -22,6 +24,8 @@ private slots:
     void text();
     void json();
     void stats();
+    void unreadableBlocks_data();
+    void unreadableBlocks();
     void byLayer();
     void hostileNames();
 
@@ -141,6 +145,68 @@ void tst_LayersCommand::stats()
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.out.contains(u"outliers along depth (|z| > 6):"_s), qPrintable(run.out));
     QVERIFY(run.out.contains(u"  3  self_attn.q_proj.weight  mean = "_s));
+}
+
+// Blocks `model.layers.{i}.w` (F32 [4], 16 bytes, in that order in the file) with the file cut
+// short: the profiles miss the blocks whose bytes are gone, one bounded warning names them, and
+// layers --stats exits 1 as audit does; JSON lists them per repeat.
+void tst_LayersCommand::unreadableBlocks_data()
+{
+    QTest::addColumn<int>("blocks");
+    QTest::addColumn<int>("cut"); // bytes cut off the end
+    QTest::addColumn<QString>("warning"); // all of stderr
+    QTest::addColumn<int>("unreadable"); // names in JSON
+    QTest::newRow("whole") << 8 << 0 << QString() << 0;
+    QTest::newRow("four blocks gone")
+        << 8 << 64
+        << u"warning: 4 tensors cannot be read, left out of the profiles: \"model.layers.4.w\", "
+           "\"model.layers.5.w\", \"model.layers.6.w\", \"model.layers.7.w\" (the first: bytes "_s
+        << 4;
+    QTest::newRow("one block cut short")
+        << 8 << 4
+        << u"warning: 1 tensor cannot be read, left out of the profiles: \"model.layers.7.w\" (bytes "_s << 1;
+    // Bounded: the first five, then how many more.
+    QTest::newRow("eight of ten gone")
+        << 10 << 128
+        << u"\"model.layers.2.w\", \"model.layers.3.w\", \"model.layers.4.w\", \"model.layers.5.w\", "
+           "\"model.layers.6.w\" and 3 more (the first: "_s
+        << 8;
+}
+void tst_LayersCommand::unreadableBlocks()
+{
+    QFETCH(int, blocks);
+    QFETCH(int, cut);
+    QFETCH(QString, warning);
+    QFETCH(int, unreadable);
+    // Single digits: name order is file order.
+    const QString path = write(u"cut.safetensors"_s, 0, plain, [&](std::vector<TensorSpec> &specs) {
+        specs.clear();
+        for (int i = 0; i < blocks; ++i)
+            specs.push_back({ "model.layers." + std::to_string(i) + ".w", DType::F32, { 4 } });
+    });
+    QVERIFY(QFile::resize(path, QFileInfo(path).size() - cut));
+
+    auto run = runInspect({ u"layers"_s, u"--stats"_s, path });
+    QCOMPARE(run.exitCode, unreadable ? 1 : 0);
+    if (warning.isEmpty()) {
+        QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    } else {
+        QVERIFY2(run.err.startsWith(path + u": "_s), qPrintable(run.err));
+        QVERIFY2(run.err.contains(warning), qPrintable(run.err));
+        QCOMPARE(run.err.count(u'\n'), 1); // one line however many
+        QVERIFY2(run.err.contains(u"lie past the end of the file"_s), qPrintable(run.err));
+    }
+
+    run = runInspect({ u"layers"_s, u"--stats"_s, u"--json"_s, path });
+    QCOMPARE(run.exitCode, unreadable ? 1 : 0);
+    const QJsonArray names = parse(run.out)[u"repeats"_s].toArray()[0].toObject()[u"unreadable"_s].toArray();
+    QCOMPARE(names.size(), unreadable);
+    if (unreadable)
+        QCOMPARE(names.last().toString(), u"model.layers.%1.w"_s.arg(blocks - 1));
+    // Without --stats nothing is read: no warning.
+    run = runInspect({ u"layers"_s, path });
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY(run.err.isEmpty());
 }
 
 // B: layer 1's q_proj negated, layer 2's up_proj gone.

@@ -5,9 +5,10 @@
 #include "core/audit/auditexpected.h"
 #include "core/audit/auditflags.h"
 #include "core/audit/auditreport.h"
-#include "core/io/checkpoint.h"
 #include "core/format/writer.h"
+#include "core/io/checkpoint.h"
 #include "tests/support/inspectprocess.h"
+#include "tests/support/testfiles.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -206,6 +207,8 @@ private slots:
     void summaryText_data();
     void summaryText();
     void cancelAndProgress();
+    void unreadableAndInvalid_data();
+    void unreadableAndInvalid();
     void sharded();
     void json();
     void cli_data();
@@ -496,6 +499,98 @@ void tst_Audit::cancelAndProgress()
 
 // Two shards, one holding a 64 MiB tensor (scanned with all threads) that duplicates one in
 // the other shard whose name comes first; a NaN in the second shard.
+// Nothing of a checkpoint that check calls invalid can be trusted, and a tensor whose values
+// cannot be read (bytes past the end, a shard the index names missing) is a finding: neither
+// may end as "No findings".
+void tst_Audit::unreadableAndInvalid_data()
+{
+    QTest::addColumn<QByteArray>("file"); // the file's bytes, or "index:" and a weight_map over a.safetensors
+    QTest::addColumn<QString>("text"); // the summary, exactly
+    QTest::addColumn<int>("unreadable");
+    QTest::addColumn<int>("tensors");
+    // Data bytes 0x40: every F32 value 3.0, so that the values raise no flag of their own.
+    const std::string w = R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+    auto bytes = [](const std::vector<std::byte> &b) {
+        return QByteArray(reinterpret_cast<const char *>(b.data()), qsizetype(b.size()));
+    };
+    QTest::newRow("valid") << bytes(
+        test::rawFile(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 4, 0x40))
+                           << u"No findings in 1 tensor"_s << 0 << 1;
+    QTest::newRow("truncated") << bytes(test::rawFile(w, 4, 0x40))
+                               << u"invalid: coverage (MetadataIncompleteBuffer) at byte 66: the tensors "
+                                  u"need 8 bytes of data but the "
+                                  "file holds 4 after the header: it is truncated; 1 unreadable (\"w\": "
+                                  "bytes 66\u201370 lie past the "
+                                  "end of the file (file is 66 bytes))"_s
+                               << 1 << 1;
+    QTest::newRow("header length past the end")
+        << bytes(test::rawFile(w, 8, 0x40, 1000))
+        << u"invalid: header-length (InvalidHeaderLength) at byte 0: the header length says the header ends "
+           u"at "
+           "byte 1,008 but the file has only 70 bytes; no other findings in 0 tensors"_s
+        << 0 << 0;
+    QTest::newRow("invalid, every byte readable")
+        << bytes(test::rawFile(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8, 0x40))
+        << u"invalid: offsets (InvalidOffset) at byte 9: tensor \"w\" data_offsets [4, 8] begins at 4 but "
+           u"the "
+           "previous tensor ends at 0: a hole of 4 bytes; no other findings in 1 tensor"_s
+        << 0 << 1;
+    QTest::newRow("a shard missing") << QByteArray(R"(index:{"a": "a.safetensors", "b": "gone.safetensors"})")
+                                     << u"invalid: index-missing-shard at byte 38: shard "
+                                        u"\"gone.safetensors\" cannot be read: No such file "
+                                        "or directory (2 problems in all); 1 unreadable (\"b\": shard "
+                                        "\"gone.safetensors\" cannot be read: "
+                                        "No such file or directory)"_s
+                                     << 1 << 2;
+    QTest::newRow("a tensor not in its shard")
+        << QByteArray(R"(index:{"a": "a.safetensors", "c": "a.safetensors"})")
+        << u"invalid: index-missing-tensor at byte 38: tensor \"c\" is listed in shard \"a.safetensors\" but "
+           "no shard holds it; 1 unreadable (\"c\": shard \"a.safetensors\" does not hold it)"_s
+        << 1 << 2;
+}
+
+void tst_Audit::unreadableAndInvalid()
+{
+    QFETCH(QByteArray, file);
+    QFETCH(QString, text);
+    QFETCH(int, unreadable);
+    QFETCH(int, tensors);
+    QString name = path(u"broken.safetensors"_s);
+    if (file.startsWith("index:")) {
+        QVERIFY(write(path(u"a.safetensors"_s),
+            { { { "a", DType::F32, { 1 } }, bytesOf(std::vector<float> { 1 }), {}, {} } }));
+        name = path(u"model.safetensors.index.json"_s);
+        std::ofstream(name.toStdString()) << R"({"weight_map": )" << file.sliced(6).toStdString() << "}";
+    } else {
+        std::ofstream(name.toStdString(), std::ios::binary) << file.toStdString();
+    }
+    std::string error;
+    const auto checkpoint = Checkpoint::open(name.toStdString(), error);
+    QVERIFY2(checkpoint, error.c_str());
+    const auto audit = auditCheckpoint(*checkpoint, {});
+    QVERIFY(audit);
+    QCOMPARE(QString::fromStdString(audit->summary.text()), text);
+    QCOMPARE(audit->summary.unreadable, std::size_t(unreadable));
+    QCOMPARE(audit->summary.tensors, std::size_t(tensors));
+    QCOMPARE(audit->summary.valid, checkpoint->valid());
+    QCOMPARE(audit->summary.failed(), !checkpoint->valid() || unreadable > 0);
+
+    const Json j = auditJson(*checkpoint, *audit);
+    QCOMPARE(j["valid"].get<bool>(), checkpoint->valid());
+    QCOMPARE(j["error"].is_null(), checkpoint->valid());
+    if (!checkpoint->valid())
+        QCOMPARE(j["error"]["rule"].get<std::string>(), std::string(checkpoint->firstError()->id()));
+    QCOMPARE(j["tensors"].size(), std::size_t(tensors));
+    std::size_t flagged = 0;
+    for (const auto &row : j["tensors"]) {
+        const bool unreadableRow = row["flags"] == Json::array({ "unreadable" });
+        flagged += unreadableRow;
+        QCOMPARE(row.contains("unreadable"), unreadableRow); // why, beside the flag
+    }
+    QCOMPARE(flagged, std::size_t(unreadable));
+    QVERIFY(auditMarkdown(*checkpoint, *audit).find(audit->summary.text()) != std::string::npos);
+}
+
 void tst_Audit::sharded()
 {
     const std::uint64_t n = 16u << 20;
@@ -562,7 +657,9 @@ void tst_Audit::json()
     std::set<std::string> top;
     for (const auto &[key, value] : j.items())
         top.insert(key);
-    QCOMPARE(top, (std::set<std::string> { "file", "tensors", "summary" }));
+    QCOMPARE(top, (std::set<std::string> { "file", "valid", "error", "tensors", "summary" }));
+    QVERIFY(j["valid"].get<bool>());
+    QVERIFY(j["error"].is_null());
     QCOMPARE(j["file"].get<std::string>(), m_plantedPath.toStdString());
     // Exactly the issue's keys.
     const std::set<std::string> expectedKeys = { "name", "dtype", "shape", "count", "nan", "pos_inf", "neg_inf",

@@ -1,7 +1,8 @@
 // Sharded checkpoints: an index and its shards seen as one model, and the audit of the index
 // against the shards.
-#include "core/io/checkpoint.h"
 #include "core/format/writer.h"
+#include "core/io/checkpoint.h"
+#include "core/io/readability.h"
 #include "tests/support/ruletostring.h"
 #include "tests/support/testfiles.h"
 
@@ -123,6 +124,87 @@ private slots:
         QCOMPARE(checkpoint->tensors().size(), std::size_t(3));
         for (const auto &s : checkpoint->shards())
             QVERIFY(!s || s->path().find(m_dir->path().toStdString()) == 0); // never outside the folder
+    }
+
+    // Tensors the index lists that no shard holds are kept, with why, so that reports can name
+    // them as unreadable instead of leaving them out.
+    void absentTensors_data()
+    {
+        QTest::addColumn<QString>("weightMap");
+        QTest::addColumn<QStringList>("absent"); // "name: reason"
+        const QString good = QStringLiteral(R"("a.weight": "%1", "b.weight": "%1", "c.weight": "%2")")
+                                 .arg(QLatin1String(kShard1), QLatin1String(kShard2));
+        QTest::newRow("consistent") << good << QStringList {};
+        QTest::newRow("listed in the wrong shard")
+            << QStringLiteral(R"("a.weight": "%2", "b.weight": "%1", "c.weight": "%2")")
+                   .arg(QLatin1String(kShard1), QLatin1String(kShard2))
+            << QStringList {};
+        QTest::newRow("not in its shard")
+            << good + QStringLiteral(R"(, "d.weight": "%1")").arg(QLatin1String(kShard2))
+            << QStringList {
+                   QStringLiteral("d.weight: shard \"%1\" does not hold it").arg(QLatin1String(kShard2))
+               };
+        QTest::newRow("missing shard file")
+            << good + QStringLiteral(R"(, "e.weight": "gone.safetensors", "d.weight": "gone.safetensors")")
+            << QStringList {
+                   QStringLiteral(
+                       "e.weight: shard \"gone.safetensors\" cannot be read: No such file or directory"),
+                   QStringLiteral(
+                       "d.weight: shard \"gone.safetensors\" cannot be read: No such file or directory")
+               };
+        QTest::newRow("refused shard name")
+            << good + QStringLiteral(R"(, "d.weight": "sub/x.safetensors")")
+            << QStringList { QStringLiteral("d.weight: shard name \"sub/x.safetensors\" is refused (not a "
+                                            "plain file name next to the index)") };
+        // Listed twice: the entry that counts (the last) decides.
+        QTest::newRow("listed twice, last in a missing shard")
+            << good + QStringLiteral(R"(, "a.weight": "gone.safetensors")") << QStringList {};
+    }
+    void absentTensors()
+    {
+        QFETCH(QString, weightMap);
+        QFETCH(QStringList, absent);
+        std::string error;
+        const auto checkpoint = Checkpoint::open(writeIndex(weightMap, QString()), error);
+        QVERIFY2(checkpoint, error.c_str());
+        QStringList found;
+        for (const auto &t : checkpoint->absentTensors())
+            found << QString::fromStdString(std::string(t.name) + ": " + checkpoint->absentReason(t));
+        QCOMPARE(found, absent);
+    }
+
+    // Why a tensor present in a shard cannot be read: the byte range past the end, or a byte
+    // range that does not fit its dtype and shape.
+    void unreadableReasons_data()
+    {
+        QTest::addColumn<QByteArray>("header");
+        QTest::addColumn<int>("dataBytes");
+        QTest::addColumn<QString>("reason");
+        const QByteArray f32x4 = R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})";
+        QTest::newRow("whole") << f32x4 << 16 << QString();
+        // The header is 55 bytes: data starts at byte 63.
+        QTest::newRow("truncated") << f32x4 << 8
+                                   << QStringLiteral(
+                                          "bytes 71\u201379 lie past the end of the file (file is 71 bytes)");
+        QTest::newRow("nothing of it")
+            << QByteArray(R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[8,24]}})") << 4
+            << QStringLiteral("bytes 71\u201387 lie past the end of the file (file is 67 bytes)");
+        QTest::newRow("size does not fit")
+            << QByteArray(R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,12]}})") << 12
+            << QStringLiteral("its shape and dtype call for 16 bytes but data_offsets span 12");
+    }
+    void unreadableReasons()
+    {
+        QFETCH(QByteArray, header);
+        QFETCH(int, dataBytes);
+        QFETCH(QString, reason);
+        const std::string file = path("one.safetensors");
+        QVERIFY(test::writeBytes(file, test::rawFile(header.toStdString(), std::size_t(dataBytes))));
+        std::string error;
+        const auto checkpoint = Checkpoint::open(file, error);
+        QVERIFY2(checkpoint, error.c_str());
+        QCOMPARE(checkpoint->tensors().size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(unreadableReason(*checkpoint, checkpoint->tensors()[0])), reason);
     }
 
     // Opening an index reports shards opened: one step per shard, in order, ending at the total.

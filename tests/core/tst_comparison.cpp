@@ -8,9 +8,11 @@
 #include "core/compare/diffhistogram.h"
 #include "core/compare/diffsums.h"
 #include "core/format/writer.h"
+#include "core/layers/layerdiff.h"
 #include "core/stats/kernels/valuescan.h"
 #include "tests/support/testfiles.h"
 
+#include <QFileInfo>
 #include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
@@ -21,8 +23,10 @@
 #include <fstream>
 #include <stdexcept>
 #include <type_traits>
+#include <unistd.h>
 
 using namespace stb;
+using namespace Qt::StringLiterals;
 
 namespace {
 
@@ -158,7 +162,7 @@ private slots:
         QCOMPARE(pairNamed(c, "dtype").metrics->argmax, std::uint64_t(1));
         QVERIFY(!c.equivalent);
         for (std::size_t s = 0; s < kPairStatusCount; ++s)
-            QCOMPARE(c.counts[s], std::size_t(1));
+            QCOMPARE(c.counts[s], std::size_t(s == std::size_t(PairStatus::Unreadable) ? 0 : 1));
         QVERIFY(std::is_sorted(c.pairs.begin(), c.pairs.end(), [](auto &x, auto &y) { return x.name < y.name; }));
     }
 
@@ -639,6 +643,114 @@ private slots:
         QCOMPARE(pairNamed(*c, "lm_head.weight").status, PairStatus::Changed);
         QCOMPARE(pairNamed(*c, "lm_head.weight").metrics->different, std::uint64_t(1));
         QCOMPARE(pairNamed(*c, "lm_head.weight").metrics->argmax, std::uint64_t(5)); // byte 10 is BF16 element 5
+    }
+
+    // A tensor whose values cannot be read on a side (bytes past the end of a truncated file, a
+    // shard the index lists missing) is unreadable, never identical, and says which side and why;
+    // a status the header alone decides (shape changed) stays.
+    void unreadablePairs_data()
+    {
+        QTest::addColumn<int>("cutA"); // bytes cut off the end of A's file
+        QTest::addColumn<int>("cutB");
+        QTest::addColumn<QString>("bw"); // B's "w": "F32", "F64" or "F32 [2, 2]"
+        QTest::addColumn<QString>("bIndex"); // B as an index over x.safetensors (holding "a"): its weight_map
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("whyA");
+        QTest::addColumn<QString>("whyB");
+        const int unreadable = int(PairStatus::Unreadable);
+        // w lies at file bytes 124–140, after the header and a's 4 bytes.
+        const QString past
+            = QStringLiteral("bytes 132\u2013140 lie past the end of the file (file is 132 bytes)");
+        QTest::newRow("B truncated") << 0 << 8 << u"F32"_s << QString() << u"w"_s << unreadable << QString()
+                                     << past;
+        QTest::newRow("both truncated")
+            << 8 << 8 << u"F32"_s << QString() << u"w"_s << unreadable << past << past;
+        QTest::newRow("A truncated, dtype changed")
+            << 8 << 0 << u"F64"_s << QString() << u"w"_s << unreadable << past << QString();
+        // B's side cannot be read, but the header alone says what changed: no bytes needed.
+        QTest::newRow("B truncated, shape changed") << 0 << 8 << u"F32 [2, 2]"_s << QString() << u"w"_s
+                                                    << int(PairStatus::ShapeChanged) << QString() << past;
+        QTest::newRow("B's shard missing")
+            << 0 << 0 << u"F32"_s << uR"("a": "x.safetensors", "w": "gone.safetensors")"_s << u"w"_s
+            << unreadable << QString()
+            << u"shard \"gone.safetensors\" cannot be read: No such file or directory"_s;
+        QTest::newRow("B's index lists a name A lacks, in a missing shard")
+            << 0 << 0 << u"F32"_s
+            << uR"("a": "x.safetensors", "w": "x.safetensors", "extra": "gone.safetensors")"_s << u"extra"_s
+            << unreadable << QString()
+            << u"shard \"gone.safetensors\" cannot be read: No such file or directory"_s;
+    }
+    void unreadablePairs()
+    {
+        QFETCH(int, cutA);
+        QFETCH(int, cutB);
+        QFETCH(QString, bw);
+        QFETCH(QString, bIndex);
+        QFETCH(QString, name);
+        QFETCH(int, status);
+        QFETCH(QString, whyA);
+        QFETCH(QString, whyB);
+        Model a, b;
+        a.addF32("a", { 1 }, { 5 });
+        a.addF32("w", { 4 }, { 1, 2, 3, 4 });
+        b.addF32("a", { 1 }, { 5 });
+        if (bw == u"F64"_s)
+            b.addF64("w", { 4 }, { 1, 2, 3, 4 });
+        else
+            b.addF32("w",
+                bw == u"F32"_s ? std::vector<std::uint64_t> { 4 } : std::vector<std::uint64_t> { 2, 2 },
+                { 1, 2, 3, 4 });
+        writeModel(a, "ua.safetensors");
+        std::string bPath = path("ub.safetensors");
+        if (bIndex.isEmpty()) {
+            writeModel(b, "ub.safetensors");
+        } else {
+            Model shard;
+            shard.addF32("a", { 1 }, { 5 });
+            if (bIndex.contains(u"\"w\": \"x.safetensors\""_s))
+                shard.addF32("w", { 4 }, { 1, 2, 3, 4 });
+            writeModel(shard, "x.safetensors");
+            bPath = path("ub.safetensors.index.json");
+            std::ofstream(bPath) << "{\"weight_map\": {" << bIndex.toStdString() << "}}";
+        }
+        for (const auto &[file, cut] :
+            { std::pair { path("ua.safetensors"), cutA }, std::pair { bPath, cutB } }) {
+            if (cut)
+                QVERIFY(::truncate(file.c_str(), QFileInfo(QString::fromStdString(file)).size() - cut) == 0);
+        }
+        std::string error;
+        const auto ca = Checkpoint::open(path("ua.safetensors"), error);
+        const auto cb = Checkpoint::open(bPath, error);
+        QVERIFY2(ca && cb, error.c_str());
+        const auto c = compareCheckpoints(*ca, *cb, twoThreads(false));
+        QVERIFY(c);
+        const TensorPair &pair = pairNamed(*c, name.toStdString());
+        QCOMPARE(int(pair.status), status);
+        QCOMPARE(pair.readable, status != int(PairStatus::Unreadable));
+        QCOMPARE(QString::fromStdString(sideUnreadableReason(*ca, pair, true)), whyA);
+        QCOMPARE(QString::fromStdString(sideUnreadableReason(*cb, pair, false)), whyB);
+        QVERIFY(!c->equivalent);
+        QCOMPARE(pairNamed(*c, "a").status, PairStatus::Identical);
+        // A pair with neither side held (a name only an index lists) keeps its place by name.
+        QVERIFY(diffByLayer(*c).repeats.empty());
+        if (status != int(PairStatus::Unreadable))
+            return;
+        QVERIFY(!pair.metrics);
+        QCOMPARE(c->counts[std::size_t(PairStatus::Unreadable)], std::size_t(1));
+        QVERIFY(comparisonSummaryText(*c).starts_with("1 unreadable"));
+        const Json j = comparisonJson(*ca, *cb, *c);
+        QCOMPARE(j["summary"]["unreadable"].get<int>(), 1);
+        for (const auto &row : j["tensors"]) {
+            if (row["name"] != name.toStdString())
+                continue;
+            QCOMPARE(row["status"].get<std::string>(), std::string("unreadable"));
+            QCOMPARE(row["unreadable"]["a"].is_null(), whyA.isEmpty());
+            QCOMPARE(row["unreadable"]["b"].is_null(), whyB.isEmpty());
+        }
+        const std::string sides = unreadableSidesText(*ca, *cb, pair);
+        QCOMPARE(sides.find("in A: ") != std::string::npos, !whyA.isEmpty());
+        QCOMPARE(sides.find("in B: ") != std::string::npos, !whyB.isEmpty());
     }
 
     void resultOwnsItsTree()

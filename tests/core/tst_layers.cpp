@@ -10,6 +10,8 @@
 #include "core/layers/repeatdetector.h"
 #include "tests/support/testfiles.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -276,6 +278,8 @@ private slots:
     void wholeLayerOfExpertsStandsOut();
     void cachedStatisticsAreUsed();
     void stoppedProfile();
+    void unreadableBlocks_data();
+    void unreadableBlocks();
     void diffByLayerSeries();
     void json();
 };
@@ -612,6 +616,54 @@ void tst_Layers::stoppedProfile()
     std::stop_source stop;
     stop.request_stop();
     QVERIFY(!profileRepeats(*checkpoint, repeats, {}, stop.get_token()));
+}
+
+// A file cut short: the blocks whose bytes are gone have no profile values, and the profile says
+// which (positions named by Repeat::tensorName), in JSON too. Tensors lie in name order, layer
+// 3's q_proj last (2,048 bytes each).
+void tst_Layers::unreadableBlocks_data()
+{
+    QTest::addColumn<int>("cut");
+    QTest::addColumn<QStringList>("unreadable");
+    QTest::newRow("whole") << 0 << QStringList {};
+    QTest::newRow("last block cut short") << 4 << QStringList { u"model.layers.3.self_attn.q_proj.weight"_s };
+    QTest::newRow("two gone") << 2048 + 4
+                              << QStringList { u"model.layers.3.mlp.up_proj.weight"_s,
+                                     u"model.layers.3.self_attn.q_proj.weight"_s };
+}
+void tst_Layers::unreadableBlocks()
+{
+    QFETCH(int, cut);
+    QFETCH(QStringList, unreadable);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"m.safetensors"_s);
+    writtenModel(4).write(path);
+    QVERIFY(QFile::resize(path, QFileInfo(path).size() - cut));
+    std::string error;
+    const auto checkpoint = Checkpoint::open(path.toStdString(), error);
+    QVERIFY2(checkpoint, error.c_str());
+    const auto repeats = detectRepeats(*checkpoint);
+    QCOMPARE(repeats.size(), 1u);
+    const auto profiles = profileRepeats(*checkpoint, repeats, {});
+    QVERIFY(profiles);
+    const Repeat &repeat = repeats[0];
+    const RepeatProfile &profile = (*profiles)[0];
+    QStringList named;
+    for (std::size_t position : profile.unreadable) {
+        const std::string name = repeat.tensorName(position);
+        QCOMPARE(checkpoint->tensors()[repeat.table[position]].info->name, name);
+        named << QString::fromStdString(name);
+        // No values for it: NaN, as for a block without the role.
+        const std::size_t role = position % repeat.roles.size(), column = position / repeat.roles.size();
+        QVERIFY(std::isnan(profile.roles[role][std::size_t(DepthStat::Mean)][column]));
+    }
+    QCOMPARE(named, unreadable);
+    QVERIFY(!std::isnan(profile.roles[0][std::size_t(DepthStat::Mean)][0]));
+    QStringList inJson;
+    const Json json = layersJson(repeats, &*profiles);
+    for (const auto &name : json["repeats"][0]["unreadable"])
+        inJson << QString::fromStdString(name.get<std::string>());
+    QCOMPARE(inJson, unreadable);
 }
 
 // B is A with layer 2's q_proj changed and layer 4's up_proj gone: rel-L2 is 0 and cosine 1

@@ -22,6 +22,7 @@
 #include <QCheckBox>
 #include <QDropEvent>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QJsonArray>
@@ -37,6 +38,7 @@
 #include <QTest>
 #include <QTreeView>
 
+#include <algorithm>
 #include <limits>
 
 #include <cstring>
@@ -92,6 +94,7 @@ private slots:
     void treesAlignedAndSynchronized();
     void differencesOnlyHidesIdentical();
     void metricsOfSelectedTensor();
+    void unreadableRows();
     void groupShowsCountsPerStatus();
     void groupStatusShortens();
     void tolerancesChangeVerdict();
@@ -287,6 +290,56 @@ void tst_CompareWindow::metricsOfSelectedTensor()
     QVERIFY(window.details()->metricsText().contains(u"no counterpart"_s));
     QTRY_VERIFY(histograms->histograms());
     QVERIFY(histograms->diffCaption().contains(u"only defined"_s));
+}
+
+// A tensor that cannot be read on a side is an unreadable row on both sides (tinted as an error,
+// never identical), its tooltip and the details say which side and why; a name an index lists in
+// a missing shard is unreadable there, not "only in A".
+void tst_CompareWindow::unreadableRows()
+{
+    const QString truncated = m_dir.filePath(u"truncated.safetensors"_s);
+    QFile::remove(truncated);
+    QVERIFY(QFile::copy(m_a, truncated));
+    QVERIFY(QFile::resize(truncated, QFileInfo(m_a).size() - 4));
+    CompareWindow window;
+    openAndWait(window, m_a, truncated);
+    const Comparison &comparison = window.result()->comparison;
+    QCOMPARE(comparison.counts[std::size_t(PairStatus::Unreadable)], std::size_t(1));
+    const auto unreadable = std::find_if(comparison.pairs.begin(), comparison.pairs.end(),
+        [](const TensorPair &pair) { return pair.status == PairStatus::Unreadable; });
+    const QString name = QString::fromStdString(unreadable->name);
+    for (CompareModel *model : { window.trees()->modelA(), window.trees()->modelB() }) {
+        const QModelIndex row = model->indexOfPath(name);
+        QVERIFY(row.isValid());
+        const QModelIndex status = row.siblingAtColumn(CompareModel::StatusColumn);
+        QCOMPARE(status.data().toString(), u"unreadable"_s);
+        QCOMPARE(
+            row.data(Qt::BackgroundRole).value<QColor>(), CompareModel::statusColor(PairStatus::Unreadable));
+        QVERIFY(row.data(CompareModel::DifferingRole).toBool());
+        const QString tip = row.data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(u"in B: bytes "_s) && tip.contains(u"lie past the end of the file"_s),
+            qPrintable(tip));
+    }
+    QVERIFY(window.trees()->selectPath(name));
+    const QString text = window.details()->metricsText();
+    QVERIFY2(text.contains(u"unreadable"_s) && text.contains(u"in B: bytes"_s), qPrintable(text));
+    QVERIFY2(!text.contains(u"shapes differ"_s), qPrintable(text));
+
+    const QString shard = write(m_dir, u"s.safetensors"_s, { { "w", DType::F32, { 2, 3 }, bytesOf(kQ) } });
+    const QString index = m_dir.filePath(u"model.safetensors.index.json"_s);
+    QFile file(index);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(R"({"weight_map": {"w": "s.safetensors", "v": "gone.safetensors"}})");
+    file.close();
+    openAndWait(window, m_c1, index);
+    const QModelIndex listed = window.trees()->modelA()->indexOfPath(u"v"_s);
+    QVERIFY(listed.isValid());
+    QCOMPARE(listed.data(CompareModel::StatusRole).toInt(), int(PairStatus::Unreadable));
+    QCOMPARE(listed.siblingAtColumn(CompareModel::StatusColumn).data().toString(), u"unreadable"_s);
+    QVERIFY2(listed.data(Qt::ToolTipRole)
+                 .toString()
+                 .contains(u"in B: shard \"gone.safetensors\" cannot be read"_s),
+        qPrintable(listed.data(Qt::ToolTipRole).toString()));
 }
 
 void tst_CompareWindow::groupShowsCountsPerStatus()
@@ -516,7 +569,7 @@ void tst_CompareWindow::darkPalette()
     QVERIFY(isDarkPalette());
     const double text = dark.color(QPalette::Text).lightnessF();
     for (PairStatus status : { PairStatus::Changed, PairStatus::DTypeChanged, PairStatus::ShapeChanged,
-             PairStatus::OnlyInA, PairStatus::OnlyInB }) {
+             PairStatus::OnlyInA, PairStatus::OnlyInB, PairStatus::Unreadable }) {
         for (const bool tolerable : { false, true }) {
             const QColor tint = CompareModel::statusColor(status, tolerable);
             QVERIFY2(text - tint.lightnessF() > 0.45, qPrintable(tint.name()));

@@ -1,5 +1,7 @@
 #include "ui/compare/comparedetailspane.h"
 
+#include "core/compare/comparereport.h"
+
 #include "ui/common/longtext.h"
 #include "ui/common/qtformat.h"
 #include "ui/common/statuscolors.h"
@@ -148,8 +150,10 @@ void CompareDetailsPane::showPair(const std::shared_ptr<const CompareResult> &re
         shownName(pair.name, 400).toHtmlEscaped(), swatch(pair.status, tolerable),
         CompareModel::statusLabel(pair.status), tolerable ? tr(", within tolerance") : QString());
     html += row(tr("A"), sideText(pair.a)) + row(tr("B"), sideText(pair.b));
-    if (!pair.readable)
-        html += row(QString(), toneHtml(Tone::Bad, tr("a file ends before this tensor's last byte")));
+    if (!pair.readable) // which side, and why: the byte range past the end, the missing shard
+        html += row(QString(),
+            toneHtml(
+                Tone::Bad, toQString(unreadableSidesText(*result->a, *result->b, pair)).toHtmlEscaped()));
     if (const auto &m = pair.metrics) {
         const auto &shape = pair.a->info->shape;
         const std::uint64_t total = pair.a->info->elementCount().value_or(0);
@@ -178,6 +182,8 @@ void CompareDetailsPane::showPair(const std::shared_ptr<const CompareResult> &re
         html += row(tr("±Inf"), tr("A %1 · B %2").arg(countText(m->infA), countText(m->infB)));
     } else if (pair.status == PairStatus::Identical && pair.readable) {
         html += row(tr("Differences"), tr("none: the bytes are identical"));
+    } else if (!pair.readable) {
+        html += row(tr("Differences"), tr("unknown: the values cannot be read"));
     } else if (pair.status == PairStatus::OnlyInA || pair.status == PairStatus::OnlyInB) {
         html += row(tr("Differences"), tr("no counterpart to compare with"));
     } else {
@@ -188,10 +194,14 @@ void CompareDetailsPane::showPair(const std::shared_ptr<const CompareResult> &re
 
     if (pair.a)
         m_overviewA->showTensor(*result->a, *pair.a);
+    else if (pair.absentA >= 0)
+        m_overviewA->showGroup(tr("A: listed by the index, held by no shard"), {}, {});
     else
         m_overviewA->showGroup(tr("A: no tensor of this name"), {}, {});
     if (pair.b)
         m_overviewB->showTensor(*result->b, *pair.b);
+    else if (pair.absentB >= 0)
+        m_overviewB->showGroup(tr("B: listed by the index, held by no shard"), {}, {});
     else
         m_overviewB->showGroup(tr("B: no tensor of this name"), {}, {});
     m_histograms->showPair(result, index);

@@ -78,6 +78,10 @@ void CompareHistogramPane::showPair(std::shared_ptr<const CompareResult> result,
     stop();
     m_result = std::move(result);
     m_shown = false;
+    if (!m_result->comparison.pairs[pair].readable) {
+        clear(tr("The values cannot be read (see the details)."));
+        return;
+    }
     m_overlay->showMessage(tr("Reading values…"));
     m_diff->clear();
     // The result holds both checkpoints, so the pair's bytes outlive the job.

@@ -1,5 +1,7 @@
 #include "ui/compare/comparemodel.h"
 
+#include "core/compare/comparereport.h"
+
 #include "ui/common/qtformat.h"
 #include "ui/common/statuscolors.h"
 #include "ui/document/tensortreemodel.h"
@@ -13,9 +15,10 @@ namespace stb {
 
 namespace {
 
-// The order in which counts are listed: the differences a reviewer looks for first.
-constexpr PairStatus kListOrder[] = { PairStatus::Changed, PairStatus::DTypeChanged, PairStatus::ShapeChanged,
-    PairStatus::OnlyInA, PairStatus::OnlyInB, PairStatus::Identical };
+// The order in which counts are listed: the differences a reviewer looks for first, after what
+// could not be compared at all (comparisonSummaryText's order).
+constexpr PairStatus kListOrder[] = { PairStatus::Unreadable, PairStatus::Changed, PairStatus::DTypeChanged,
+    PairStatus::ShapeChanged, PairStatus::OnlyInA, PairStatus::OnlyInB, PairStatus::Identical };
 
 const CompareTree::Counts kNoCounts {};
 
@@ -49,6 +52,8 @@ QColor CompareModel::statusColor(PairStatus status, bool withinTolerance)
         return toneTint(Tone::Removed); // removed in B, as a diff shows a deletion
     case PairStatus::OnlyInB:
         return toneTint(Tone::Added); // added in B
+    case PairStatus::Unreadable:
+        return toneTint(Tone::Bad); // an error, as the audit's unreadable bytes are
     }
     return {};
 }
@@ -77,6 +82,8 @@ QString CompareModel::statusLabel(PairStatus status)
         return tr("only in A");
     case PairStatus::OnlyInB:
         return tr("only in B");
+    case PairStatus::Unreadable:
+        return tr("unreadable");
     }
     return {};
 }
@@ -187,6 +194,9 @@ QVariant CompareModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
         if (!pair)
             return u"%1\n%2"_s.arg(fullPath(index), countsText(counts(index)));
+        if (!pair->readable) // which side, and why
+            return u"%1\n%2 %3"_s.arg(fullPath(index), statusLabel(pair->status),
+                toQString(unreadableSidesText(*m_result->a, *m_result->b, *pair)));
         return u"%1\n%2"_s.arg(fullPath(index),
             m_result->withinTolerance(*pair) ? tr("changed, within tolerance") : statusLabel(pair->status));
     case Qt::BackgroundRole:
@@ -249,7 +259,8 @@ QVariant CompareModel::displayData(const QModelIndex &index) const
     case StatusColumn:
         if (!pair)
             return countsText(counts(index), false);
-        if (!tensor)
+        // A name its index lists in a missing shard is unreadable there, not absent.
+        if (!tensor && pair->status != PairStatus::Unreadable)
             return m_side == Side::A ? tr("only in B") : tr("only in A");
         return m_result->withinTolerance(*pair) ? tr("within tolerance") : statusLabel(pair->status);
     default:

@@ -117,8 +117,8 @@ QWidget *CompareTreesView::createLegend()
     for (PairStatus status : { PairStatus::Identical, PairStatus::Changed })
         html += item(status, false, CompareModel::statusLabel(status));
     html += item(PairStatus::Changed, true, tr("within tolerance"));
-    for (PairStatus status :
-        { PairStatus::DTypeChanged, PairStatus::ShapeChanged, PairStatus::OnlyInA, PairStatus::OnlyInB })
+    for (PairStatus status : { PairStatus::DTypeChanged, PairStatus::ShapeChanged, PairStatus::OnlyInA,
+             PairStatus::OnlyInB, PairStatus::Unreadable })
         html += item(status, false, CompareModel::statusLabel(status));
     legend->setText(html);
     // One line: it fits at 1024 px; a narrower window cuts it rather than being held wider. The
