@@ -235,11 +235,22 @@ void readHeader(
                         + formatCount(fileSize) + ": " + formatCount(fileSize - tensorEnd)
                         + " trailing bytes",
                     tensorEnd));
-            else
+            else {
+                // The first tensor cut short (the tensors are contiguous in `order` here).
+                const std::uint64_t held = fileSize - 8 - n;
+                std::string_view cut;
+                for (const std::size_t t : order) {
+                    if (entries.tensors[t].end > held) {
+                        cut = entries.tensors[t].name;
+                        break;
+                    }
+                }
                 header.diagnostics.add(diagnose(Rule::Coverage,
                     "the tensors need " + formatCount(dataEnd) + " bytes of data but the file holds "
-                        + formatCount(fileSize - 8 - n) + " after the header: it is truncated",
-                    fileSize));
+                        + formatCount(held) + " after the header: it is truncated"
+                        + (cut.empty() ? std::string() : ", from tensor " + quotedName(cut) + " on"),
+                    fileSize, cut));
+            }
         }
     }
     // Errors first, in the order found (the reference's order), then warnings.

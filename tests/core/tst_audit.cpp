@@ -516,13 +516,14 @@ void tst_Audit::unreadableAndInvalid_data()
     QTest::newRow("valid") << bytes(
         test::rawFile(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 4, 0x40))
                            << u"No findings in 1 tensor"_s << 0 << 1;
-    QTest::newRow("truncated") << bytes(test::rawFile(w, 4, 0x40))
-                               << u"invalid: coverage (MetadataIncompleteBuffer) at byte 66: the tensors "
-                                  u"need 8 bytes of data but the "
-                                  "file holds 4 after the header: it is truncated; 1 unreadable (\"w\": "
-                                  "bytes 66\u201370 lie past the "
-                                  "end of the file (file is 66 bytes))"_s
-                               << 1 << 1;
+    QTest::newRow("truncated")
+        << bytes(test::rawFile(w, 4, 0x40))
+        << u"invalid: coverage (MetadataIncompleteBuffer) at byte 66: the tensors "
+           u"need 8 bytes of data but the "
+           "file holds 4 after the header: it is truncated, from tensor \"w\" on; 1 unreadable (\"w\": "
+           "bytes 66\u201370 lie past the "
+           "end of the file (file is 66 bytes))"_s
+        << 1 << 1;
     QTest::newRow("header length past the end")
         << bytes(test::rawFile(w, 8, 0x40, 1000))
         << u"invalid: header-length (InvalidHeaderLength) at byte 0: the header length says the header ends "

@@ -570,7 +570,7 @@ void tst_Header::rules_data()
         bad("overflow: F32 [2^62] in bits", rawFile(f32), Rule::Overflow, "ValidationOverflow", a, 9);
         const std::string fits
             = object({ entry("a", "U8", "[2305843009213693951]", 0, 2305843009213693951ull) });
-        bad("coverage: U8 [2^61-1] fits", rawFile(fits), Rule::Coverage, "MetadataIncompleteBuffer", none,
+        bad("coverage: U8 [2^61-1] fits", rawFile(fits), Rule::Coverage, "MetadataIncompleteBuffer", u"a"_s,
             8 + static_cast<qint64>(fits.size()), -1, "2,305,843,009,213,693,951");
     }
 
@@ -643,7 +643,7 @@ void tst_Header::rules_data()
             "MetadataIncompleteBuffer", none, 8 + static_cast<qint64>(object({ f32a }).size()) + 4, -1,
             "1 trailing bytes");
         const std::string two = object({ entry("a", "F32", "[2]", 0, 8) });
-        bad("coverage: missing bytes", rawFile(two, 4), Rule::Coverage, "MetadataIncompleteBuffer", none,
+        bad("coverage: missing bytes", rawFile(two, 4), Rule::Coverage, "MetadataIncompleteBuffer", u"a"_s,
             8 + static_cast<qint64>(two.size()) + 4, -1, "truncated");
         bad("coverage: data after an empty header", rawFile("{}", 1), Rule::Coverage, "MetadataIncompleteBuffer",
             none, 8 + 2, -1, "1 trailing bytes");
@@ -653,15 +653,15 @@ void tst_Header::rules_data()
         // Beyond 4 GiB: only the header exists in memory; the file size says where the file ends.
         const std::string huge = object({ entry("a", "U8", "[5000000000]", 0, 5'000'000'000ull) });
         const qint64 hugeStart = 8 + static_cast<qint64>(huge.size());
-        bad("coverage: 5 GB tensor, no data", rawFile(huge), Rule::Coverage, "MetadataIncompleteBuffer", none,
-            hugeStart, -1, "need 5,000,000,000 bytes of data but the file holds 0");
+        bad("coverage: 5 GB tensor, no data", rawFile(huge), Rule::Coverage, "MetadataIncompleteBuffer",
+            u"a"_s, hugeStart, -1, "need 5,000,000,000 bytes of data but the file holds 0");
         ok("coverage: 5 GB tensor with its bytes", rawFile(huge), hugeStart + 5'000'000'000);
         const std::string straddle = object({ entry("a", "U8", "[4294967296]", 0, 4294967296ull),
             entry("b", "F32", "[1]", 4294967296ull, 4294967300ull) });
         const qint64 straddleEnd = 8 + static_cast<qint64>(straddle.size()) + 4294967300;
         ok("coverage: tensors across 4 GiB", rawFile(straddle), straddleEnd);
         bad("coverage: one byte short after 4 GiB", rawFile(straddle), Rule::Coverage,
-            "MetadataIncompleteBuffer", none, straddleEnd - 1, straddleEnd - 1,
+            "MetadataIncompleteBuffer", u"b"_s, straddleEnd - 1, straddleEnd - 1,
             "need 4,294,967,300 bytes of data but the file holds 4,294,967,299");
         bad("coverage: one byte extra after 4 GiB", rawFile(straddle), Rule::Coverage,
             "MetadataIncompleteBuffer", none, straddleEnd, straddleEnd + 1,
