@@ -22,7 +22,8 @@ namespace stb::inspect {
 namespace {
 
 const OptionSpec kHeatmapOptions[] = {
-    { "size", "HxW", "Cells: H rows by W columns, each 1 to 8192 (clamped to the tensor's sides)." },
+    { "size", "HxW", "Cells: H rows by W columns, each 1 to 8192 (clamped to the tensor's sides).",
+        "256x256" },
     { "o", "OUT.png",
         "Write the picture (one pixel per cell, the browser's colours); a link's file is written, a "
         "device or FIFO (/dev/stdout) written to." },
