@@ -53,7 +53,7 @@ QColor CompareModel::statusColor(PairStatus status, bool withinTolerance)
     case PairStatus::OnlyInB:
         return toneTint(Tone::Added); // added in B
     case PairStatus::Unreadable:
-        return toneTint(Tone::Bad); // an error, as the audit's unreadable bytes are
+        return toneTint(Tone::Muted); // grey, no values: the error tint was the pink of "only in A"
     }
     return {};
 }
